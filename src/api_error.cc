@@ -1,0 +1,109 @@
+#include "api_error.h"
+
+#include <array>
+#include <charconv>
+#include <utility>
+
+namespace windowctl {
+
+namespace {
+
+struct ReasonName {
+  Reason reason;
+  std::string_view status_reason;  // as the apiserver spells it in Status.reason
+  std::string_view words;
+  int code;
+};
+
+constexpr std::array<ReasonName, 13> kReasons{{
+    {Reason::kBadRequest, "BadRequest", "bad request", 400},
+    {Reason::kUnauthorized, "Unauthorized", "unauthorized", 401},
+    {Reason::kForbidden, "Forbidden", "forbidden", 403},
+    {Reason::kNotFound, "NotFound", "not found", 404},
+    {Reason::kMethodNotAllowed, "MethodNotAllowed", "method not allowed", 405},
+    {Reason::kConflict, "Conflict", "conflict", 409},
+    {Reason::kAlreadyExists, "AlreadyExists", "already exists", 409},
+    {Reason::kInvalid, "Invalid", "invalid", 422},
+    {Reason::kUnsupportedMediaType, "UnsupportedMediaType", "unsupported media type", 415},
+    {Reason::kTooManyRequests, "TooManyRequests", "too many requests", 429},
+    {Reason::kInternalError, "InternalError", "internal error", 500},
+    {Reason::kServiceUnavailable, "ServiceUnavailable", "service unavailable", 503},
+    {Reason::kTimeout, "Timeout", "timeout", 504},
+}};
+
+std::string first_line(std::string_view text) {
+  auto end = text.find_first_of("\r\n");
+  std::string line(text.substr(0, end));
+  if (line.size() > 200) line = line.substr(0, 200) + "...";
+  return line;
+}
+
+// `kustomizations.kustomize.toolkit.fluxcd.io "apps-rw" is forbidden: User ...` repeats what the
+// caller already prints as the target; keep only the part after the verdict.
+std::string strip_object_prefix(const std::string& message) {
+  for (std::string_view verdict : {" is forbidden: ", " is invalid: "}) {
+    auto pos = message.find(verdict);
+    if (pos != std::string::npos) return message.substr(pos + verdict.size());
+  }
+  return message;
+}
+
+}  // namespace
+
+std::string_view reason_words(Reason reason) {
+  for (const auto& r : kReasons) {
+    if (r.reason == reason) return r.words;
+  }
+  return "error";
+}
+
+Reason reason_from_status(std::string_view reason, int code) {
+  for (const auto& r : kReasons) {
+    if (r.status_reason == reason) return r.reason;
+  }
+  switch (code) {
+    case 502:
+    case 500: return Reason::kInternalError;
+    case 504: return Reason::kTimeout;
+    default: break;
+  }
+  for (const auto& r : kReasons) {
+    if (r.code == code) return r.reason;
+  }
+  return Reason::kUnknown;
+}
+
+ApiError::ApiError(int code, Reason reason, std::string message, nlohmann::json details, std::optional<int> retry_after)
+    : std::runtime_error(message), code_(code), reason_(reason), message_(std::move(message)), details_(std::move(details)),
+      retry_after_(retry_after) {}
+
+ApiError ApiError::from_response(int code, std::string_view body, const std::optional<std::string>& retry_after) {
+  std::optional<int> retry;
+  if (retry_after) {
+    int seconds = 0;
+    auto [ptr, ec] = std::from_chars(retry_after->data(), retry_after->data() + retry_after->size(), seconds);
+    if (ec == std::errc() && ptr == retry_after->data() + retry_after->size() && seconds >= 0) retry = seconds;
+  }
+  auto status = nlohmann::json::parse(body, nullptr, /*allow_exceptions=*/false);
+  if (status.is_object() && status.value("kind", "") == "Status") {
+    std::string message = status.value("message", "");
+    std::string reason_text = status.value("reason", "");
+    if (message.empty()) message = reason_text.empty() ? "HTTP " + std::to_string(code) : reason_text;
+    nlohmann::json details = status.contains("details") ? status["details"] : nlohmann::json(nullptr);
+    if (!retry && details.is_object() && details.contains("retryAfterSeconds") && details["retryAfterSeconds"].is_number_integer()) {
+      retry = details["retryAfterSeconds"].get<int>();
+    }
+    return ApiError(code, reason_from_status(reason_text, code), message, details, retry);
+  }
+  std::string line = first_line(body);
+  std::string message = "HTTP " + std::to_string(code) + (line.empty() ? "" : ": " + line);
+  return ApiError(code, reason_from_status("", code), message, nullptr, retry);
+}
+
+std::string ApiError::summary() const {
+  std::string words(reason_words(reason_));
+  if (reason_ == Reason::kUnknown) words = "HTTP " + std::to_string(code_);
+  return words + ": " + strip_object_prefix(message_);
+}
+
+}  // namespace windowctl

@@ -1,0 +1,193 @@
+#include "client.h"
+
+#include <spdlog/spdlog.h>
+
+#include <thread>
+
+#include "api_error.h"
+#include "exec_credential.h"
+
+namespace windowctl {
+
+namespace {
+
+bool is_ipv6(const std::string& host) { return host.find(':') != std::string::npos; }
+
+std::string trimmed(std::string s) {
+  while (!s.empty() && std::isspace(static_cast<unsigned char>(s.back()))) s.pop_back();
+  return s;
+}
+
+}  // namespace
+
+Client::Client(Config config, ClientOptions options)
+    : config_(std::move(config)), options_(std::move(options)), rng_(std::random_device{}()) {
+  if (config_.credentials.exec) load_exec_credential();
+  if (config_.insecure_skip_tls_verify) {
+    spdlog::warn("TLS verification is DISABLED for {} (insecure-skip-tls-verify): anyone on the path can read the token and fake the answers",
+                 config_.server);
+  }
+  TlsSettings tls;
+  tls.ca_pem = config_.ca_pem;
+  tls.insecure_skip_verify = config_.insecure_skip_tls_verify;
+  tls.client_cert_pem = config_.credentials.client_cert_pem;
+  tls.client_key_pem = config_.credentials.client_key_pem;
+  try {
+    tls_ = std::make_unique<TlsContext>(tls);
+  } catch (const TlsConfigError& e) {
+    throw ConfigError(std::string(e.what()) + " (" + config_.origin + ")");
+  }
+  std::string host = is_ipv6(config_.host) ? "[" + config_.host + "]" : config_.host;
+  host_header_ = config_.port == 443 ? host : host + ":" + std::to_string(config_.port);
+}
+
+Client::~Client() = default;
+
+void Client::load_exec_credential() {
+  auto cred = run_exec_plugin(*config_.credentials.exec, config_, options_.request_timeout);
+  config_.credentials.token = cred.token;
+  if (!cred.client_cert_pem.empty()) {
+    config_.credentials.client_cert_pem = cred.client_cert_pem;
+    config_.credentials.client_key_pem = cred.client_key_pem;
+  }
+}
+
+bool Client::refresh_credentials() {
+  Credentials& c = config_.credentials;
+  if (!c.token_file.empty()) {
+    try {
+      std::string fresh = trimmed(read_file(c.token_file, "token file"));
+      if (fresh.empty() || fresh == c.token) return false;
+      c.token = fresh;
+      spdlog::info("token was rejected; re-read {}", c.token_file);
+      return true;
+    } catch (const ConfigError& e) {
+      spdlog::warn("token was rejected and {}", e.what());
+      return false;
+    }
+  }
+  if (c.exec) {
+    std::string old = c.token;
+    try {
+      load_exec_credential();
+    } catch (const ConfigError& e) {
+      spdlog::warn("token was rejected and {}", e.what());
+      return false;
+    }
+    spdlog::info("token was rejected; ran the exec plugin again");
+    return c.token != old;
+  }
+  return false;
+}
+
+http::Response Client::exchange(const http::Request& request, const std::string& wire, Clock::time_point deadline, bool* stale) {
+  conn_->write_all(wire, deadline);
+  http::ResponseParser parser(request.method == "HEAD");
+  char buf[16384];
+  for (;;) {
+    std::size_t n = 0;
+    try {
+      n = conn_->read_some(buf, sizeof buf, deadline);
+    } catch (const TransportError& e) {
+      // A reused connection the server already closed fails before the first byte.
+      if (e.kind == TransportError::Kind::kReset && !parser.started()) *stale = true;
+      throw;
+    }
+    if (n == 0) {
+      if (!parser.started()) *stale = true;
+      if (parser.finish_eof() == http::ResponseParser::Result::kDone) break;
+      throw TransportError(parser.started() ? TransportError::Kind::kReset : TransportError::Kind::kReset, parser.error());
+    }
+    auto r = parser.feed(std::string_view(buf, n));
+    if (r == http::ResponseParser::Result::kDone) break;
+    if (r == http::ResponseParser::Result::kError) throw TransportError(TransportError::Kind::kProtocol, "malformed HTTP response: " + parser.error());
+  }
+  return std::move(parser.response());
+}
+
+http::Response Client::round_trip(const http::Request& request) {
+  const auto deadline = Clock::now() + options_.request_timeout;
+  const std::string wire = http::serialize(request);
+  for (int pass = 0;; ++pass) {
+    bool reused = conn_ != nullptr;
+    if (!conn_) {
+      conn_ = std::make_unique<TlsConnection>(*tls_, config_.host, config_.port, config_.tls_server_name, deadline);
+      ++stats_.handshakes;
+    }
+    ++stats_.requests;
+    bool stale = false;
+    try {
+      http::Response response = exchange(request, wire, deadline, &stale);
+      if (!response.keep_alive) conn_.reset();
+      return response;
+    } catch (const TransportError&) {
+      conn_.reset();
+      // Only an idle keep-alive connection closed under us is retried at once, and only once.
+      if (reused && stale && pass == 0) continue;
+      throw;
+    }
+  }
+}
+
+nlohmann::json Client::call(std::string_view method, const std::string& path, const nlohmann::json* body,
+                            std::string_view content_type) {
+  http::Request request;
+  request.method = std::string(method);
+  request.target = path;
+  request.host = host_header_;
+  const auto start = Clock::now();
+  bool refreshed = false;
+  std::uniform_real_distribution<double> jitter(0.0, 1.0);
+  for (int attempt = 1;; ++attempt) {
+    request.headers = {{"User-Agent", options_.user_agent}, {"Accept", "application/json"}};
+    if (!config_.credentials.token.empty()) request.headers.emplace_back("Authorization", "Bearer " + config_.credentials.token);
+    if (body) {
+      request.headers.emplace_back("Content-Type", std::string(content_type));
+      request.body = body->dump();
+    }
+    auto elapsed = [&] { return std::chrono::duration_cast<std::chrono::milliseconds>(Clock::now() - start); };
+    auto backoff = [&](std::optional<int> retry_after, const std::string& why) {
+      auto delay = next_delay(options_.retry, attempt, elapsed(), retry_after, jitter(rng_));
+      if (!delay) return false;
+      ++stats_.retries;
+      spdlog::warn("{} {}: {}; retry {} in {}ms", method, path, why, attempt, delay->count());
+      std::this_thread::sleep_for(*delay);
+      return true;
+    };
+
+    http::Response response;
+    try {
+      response = round_trip(request);
+    } catch (const TransportError& e) {
+      bool transient = e.kind == TransportError::Kind::kConnect || e.kind == TransportError::Kind::kTimeout ||
+                       e.kind == TransportError::Kind::kReset;
+      if (transient && backoff(std::nullopt, e.what())) continue;
+      if (transient && attempt > 1) throw TransportError(e.kind, std::string(e.what()) + " (gave up after " + std::to_string(attempt) + " attempts)");
+      throw;
+    }
+    spdlog::debug("{} {} -> {} ({}ms)", method, path, response.status, elapsed().count());
+
+    if (response.status >= 200 && response.status < 300) {
+      if (response.body.empty()) return nullptr;
+      auto doc = nlohmann::json::parse(response.body, nullptr, false);
+      if (doc.is_discarded()) {
+        throw TransportError(TransportError::Kind::kProtocol,
+                             "the server answered " + std::string(method) + " " + path + " with a body that is not JSON");
+      }
+      return doc;
+    }
+    if (response.status == 401 && !refreshed && refresh_credentials()) {
+      refreshed = true;
+      continue;
+    }
+    ApiError error = ApiError::from_response(response.status, response.body, response.header("Retry-After"));
+    if (retryable_status(response.status)) {
+      std::optional<int> retry_after;
+      if (response.status == 429 || response.status == 503) retry_after = error.retry_after_seconds();
+      if (backoff(retry_after, error.summary())) continue;
+    }
+    throw error;
+  }
+}
+
+}  // namespace windowctl

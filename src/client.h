@@ -1,0 +1,61 @@
+// The Kubernetes API client: one TLS connection per run, bearer/mTLS/exec auth, typed errors,
+// bounded retries. It knows nothing about Flux.
+#pragma once
+
+#include <chrono>
+#include <memory>
+#include <nlohmann/json.hpp>
+#include <random>
+#include <string>
+#include <string_view>
+
+#include "config.h"
+#include "http.h"
+#include "retry.h"
+#include "tls.h"
+
+namespace windowctl {
+
+struct ClientOptions {
+  std::chrono::milliseconds request_timeout{30000};
+  RetryPolicy retry;
+  std::string user_agent;
+};
+
+struct ClientStats {
+  int requests = 0;    // HTTP requests sent, retries included
+  int handshakes = 0;  // TLS connections opened
+  int retries = 0;
+};
+
+class Client {
+ public:
+  // Runs an exec plugin if the config has one and loads TLS material: errors here are ConfigError
+  // or TlsConfigError, before anything is sent.
+  Client(Config config, ClientOptions options);
+  ~Client();
+
+  // Returns the JSON body of a 2xx answer. Throws ApiError (from the Status body) when the server
+  // refuses, TransportError when it cannot be reached; both only after the retries ran out.
+  nlohmann::json call(std::string_view method, const std::string& path, const nlohmann::json* body = nullptr,
+                      std::string_view content_type = "application/json");
+
+  const ClientStats& stats() const { return stats_; }
+  const Config& config() const { return config_; }
+
+ private:
+  http::Response round_trip(const http::Request& request);
+  http::Response exchange(const http::Request& request, const std::string& wire, Clock::time_point deadline, bool* stale);
+  bool refresh_credentials();
+  void load_exec_credential();
+
+  Config config_;
+  ClientOptions options_;
+  std::unique_ptr<TlsContext> tls_;
+  std::unique_ptr<TlsConnection> conn_;
+  std::string host_header_;
+  std::mt19937_64 rng_;
+  ClientStats stats_;
+};
+
+}  // namespace windowctl

@@ -1,0 +1,36 @@
+// The commands: resolve targets, decide per object (plan.h), apply, record Events, wait.
+#pragma once
+
+#include <chrono>
+#include <string>
+#include <vector>
+
+#include "client.h"
+#include "output.h"
+#include "plan.h"
+
+namespace windowctl {
+
+struct CommandOptions {
+  std::string command;  // open, close, relabel, status
+  std::vector<std::string> names;
+  std::string selector;
+  bool all = false;
+  std::string ns;  // resolved default namespace
+  const KindAdapter* kind = nullptr;
+  std::string api_version;  // --api-version; empty: discover
+  bool force = false;
+  bool relabel = false;
+  std::string label_value;  // relabel --reconcile
+  bool dry_run = false;
+  bool wait = false;
+  std::chrono::milliseconds wait_timeout{std::chrono::minutes(5)};
+  std::chrono::milliseconds poll_interval{std::chrono::seconds(1)};
+  std::string reason;
+  OutputFormat output = OutputFormat::kText;
+};
+
+// Exit code 0 or 1. Configuration errors surface as ConfigError before anything is written.
+int run_command(Client& client, const CommandOptions& options);
+
+}  // namespace windowctl

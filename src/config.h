@@ -1,0 +1,72 @@
+// Where the API server is and how to authenticate. One function, infer_config, decides between
+// a kubeconfig and the in-cluster ServiceAccount, as kube-rs's Config::infer does.
+#pragma once
+
+#include <functional>
+#include <optional>
+#include <stdexcept>
+#include <string>
+#include <utility>
+#include <vector>
+
+namespace windowctl {
+
+// Bad flags, files or settings. Nothing has been sent yet; exit code 2.
+struct ConfigError : std::runtime_error {
+  using std::runtime_error::runtime_error;
+};
+
+struct ExecConfig {
+  std::string api_version;  // client.authentication.k8s.io/v1 or v1beta1
+  std::string command;
+  std::vector<std::string> args;
+  std::vector<std::pair<std::string, std::string>> env;
+  bool provide_cluster_info = false;
+  std::string install_hint;
+};
+
+struct Credentials {
+  std::string token;
+  std::string token_file;  // re-read after a 401: kubelet rotates bound tokens
+  std::string client_cert_pem;
+  std::string client_key_pem;
+  std::optional<ExecConfig> exec;
+};
+
+struct Config {
+  std::string server;  // as configured, e.g. https://[fd00::1]:443
+  std::string host;    // without brackets
+  int port = 443;
+  std::string tls_server_name;  // certificate name to verify, when it differs from host
+  std::string ca_pem;
+  std::string ca_data_base64;   // for exec plugins that ask for cluster info
+  bool insecure_skip_tls_verify = false;
+  Credentials credentials;
+  std::string namespace_;  // the context's namespace; empty when none
+  std::string origin;      // for messages: "in-cluster" or "kubeconfig PATH, context NAME"
+};
+
+// The process environment, injectable for tests.
+using Getenv = std::function<std::optional<std::string>(const std::string&)>;
+Getenv process_getenv();
+
+struct InferOptions {
+  std::string kubeconfig;  // --kubeconfig
+  std::string context;     // --context
+};
+
+inline constexpr const char* kDefaultServiceAccountDir = "/var/run/secrets/kubernetes.io/serviceaccount";
+
+// 1. --kubeconfig or KUBECONFIG; 2. in-cluster when KUBERNETES_SERVICE_HOST is set;
+// 3. ~/.kube/config; 4. ConfigError.
+Config infer_config(const InferOptions& options, const Getenv& getenv);
+
+Config in_cluster_config(const Getenv& getenv);
+Config kubeconfig_config(const std::vector<std::string>& paths, const std::string& context);
+
+// https://host[:port] → host and port; rejects plain http and paths.
+std::pair<std::string, int> parse_server_url(const std::string& url);
+
+std::string read_file(const std::string& path, const std::string& what);
+
+}  // namespace windowctl

@@ -1,0 +1,30 @@
+// Per-kind adapters: everything that differs between Flux kinds is here, so close/open/relabel
+// run one generic path (as the flux CLI's suspend/resume do).
+#pragma once
+
+#include <nlohmann/json.hpp>
+#include <string>
+#include <string_view>
+
+namespace windowctl {
+
+struct KindAdapter {
+  std::string_view kind;       // Kustomization
+  std::string_view group;      // kustomize.toolkit.fluxcd.io
+  std::string_view plural;     // kustomizations
+  std::string_view preferred;  // the version windowctl speaks when the server serves it
+  std::string (*revision)(const nlohmann::json& object);  // what `status` shows in REVISION
+};
+
+// Kustomization, HelmRelease; case-insensitive, also the plural and kubectl short names (ks, hr).
+const KindAdapter* find_kind(std::string_view name);
+
+std::string group_path(const KindAdapter& kind);  // /apis/GROUP
+std::string collection_path(const KindAdapter& kind, std::string_view version, std::string_view ns);
+std::string object_path(const KindAdapter& kind, std::string_view version, std::string_view ns, std::string_view name);
+
+// The version to use from an APIGroup discovery document: the preferred one of the adapter when
+// served, else the group's preferredVersion. Empty when the group serves nothing.
+std::string choose_version(const KindAdapter& kind, const nlohmann::json& api_group);
+
+}  // namespace windowctl

@@ -1,0 +1,15 @@
+// Logs go to stderr: text for people, one JSON object per line for cluster log pipelines.
+#pragma once
+
+#include <string>
+
+namespace windowctl {
+
+enum class LogFormat { kText, kJson };
+
+void setup_logging(LogFormat format, bool verbose);
+
+// The log line a formatter produces, exposed for tests.
+std::string format_json_log(const std::string& level, const std::string& message, const std::string& time);
+
+}  // namespace windowctl

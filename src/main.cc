@@ -1,0 +1,148 @@
+// windowctl: suspend, resume and relabel Flux objects for reconciliation windows.
+#include <CLI/CLI.hpp>
+#include <spdlog/spdlog.h>
+
+#include <iostream>
+
+#include "client.h"
+#include "commands.h"
+#include "config.h"
+#include "kinds.h"
+#include "log.h"
+#include "timefmt.h"
+#include "version.h"
+
+namespace windowctl {
+namespace {
+
+constexpr int kExitFailed = 1;
+constexpr int kExitUsage = 2;
+
+struct Flags {
+  std::string kubeconfig, context, ns, kind = "Kustomization", api_version, selector;
+  std::vector<std::string> names;
+  bool all = false, force = false, relabel = false, dry_run = false, wait = false, verbose = false;
+  std::string timeout = "5m", request_timeout = "30s", poll_interval = "1s", reason, reconcile;
+  std::string output = "text", log_format = "text";
+};
+
+std::chrono::milliseconds duration_flag(const std::string& flag, const std::string& value) {
+  auto d = parse_go_duration(value);
+  if (!d) throw ConfigError("invalid " + flag + " \"" + value + "\": use a duration like 30s, 5m or 1h30m");
+  return std::chrono::duration_cast<std::chrono::milliseconds>(*d);
+}
+
+void add_targets(CLI::App* cmd, Flags& f, bool writes) {
+  cmd->add_option("--kustomizations", f.names, "Objects to act on: name or namespace/name, comma-separated, repeatable")
+      ->type_name("NAMES")
+      ->delimiter('\0');
+  cmd->add_option("-l,--selector", f.selector, "Label selector, as kubectl (app=x,window in (rw))")->type_name("SELECTOR");
+  cmd->add_flag("--all", f.all, "Every object of the kind in the namespace");
+  cmd->add_option("-n,--namespace", f.ns, "Namespace of names without one and of -l/--all (default: the kubeconfig context's, else flux-system)")
+      ->type_name("NS");
+  cmd->add_option("--kind", f.kind, "Kustomization or HelmRelease")->type_name("KIND");
+  cmd->add_option("--api-version", f.api_version, "API version to use instead of discovering it (v1, v1beta2, v2)")->type_name("VERSION");
+  cmd->add_option("--kubeconfig", f.kubeconfig, "Path to a kubeconfig (else KUBECONFIG, in-cluster, ~/.kube/config)")->type_name("PATH");
+  cmd->add_option("--context", f.context, "kubeconfig context to use")->type_name("NAME");
+  cmd->add_option("--request-timeout", f.request_timeout, "Timeout of one API request (connect included)")->type_name("DURATION");
+  cmd->add_option("-o,--output", f.output, "text or json")->check(CLI::IsMember({"text", "json"}));
+  cmd->add_option("--log-format", f.log_format, "Logs on stderr: text or json")->check(CLI::IsMember({"text", "json"}));
+  cmd->add_flag("-v,--verbose", f.verbose, "Log every request (never its token)");
+  if (writes) {
+    cmd->add_flag("--dry-run", f.dry_run, "Print the plan (object, current state, patch) and write nothing");
+    cmd->add_option("--reason", f.reason, "Why: recorded on the object and in its Event")->type_name("TEXT");
+  }
+}
+
+int run(int argc, char** argv) {
+  CLI::App app{"windowctl: open and close Flux reconciliation windows by suspending and resuming Flux objects"};
+  app.name("windowctl");
+  app.require_subcommand(1);
+  Flags f;
+
+  auto* close = app.add_subcommand("close", "Suspend the targets (spec.suspend: true) and mark them as suspended by windowctl");
+  add_targets(close, f, true);
+  close->add_flag("--relabel", f.relabel, "Also set kustomize.toolkit.fluxcd.io/reconcile=disabled, so a parent Kustomization leaves them alone");
+
+  auto* open = app.add_subcommand("open", "Resume what windowctl suspended and request a reconcile now");
+  add_targets(open, f, true);
+  open->add_flag("--relabel", f.relabel, "Also set kustomize.toolkit.fluxcd.io/reconcile=enabled");
+  open->add_flag("--force", f.force, "Also resume objects suspended by someone else");
+  open->add_flag("--wait", f.wait, "Wait until Flux has reconciled the targets and they are Ready");
+  open->add_option("--timeout", f.timeout, "How long --wait waits")->type_name("DURATION");
+  open->add_option("--poll-interval", f.poll_interval, "How often --wait reads the targets")->group("");
+
+  auto* relabel = app.add_subcommand("relabel", "Set only the kustomize.toolkit.fluxcd.io/reconcile label");
+  add_targets(relabel, f, true);
+  relabel->add_option("--reconcile", f.reconcile, "enabled or disabled")->required()->check(CLI::IsMember({"enabled", "disabled"}));
+
+  auto* status = app.add_subcommand("status", "Show suspension, who suspended, readiness and revision (all in the namespace by default)");
+  add_targets(status, f, false);
+
+  app.add_subcommand("version", "Print the version and commit");
+
+  try {
+    app.parse(argc, argv);
+  } catch (const CLI::CallForHelp& e) {
+    return app.exit(e);
+  } catch (const CLI::ParseError& e) {
+    std::cerr << "windowctl: " << e.what() << " (see windowctl --help)\n";
+    return kExitUsage;
+  }
+  CLI::App* cmd = app.get_subcommands().front();
+  if (cmd->get_name() == "version") {
+    std::cout << "windowctl " << kVersion << " (commit " << kCommit << ")\n";
+    return 0;
+  }
+
+  setup_logging(f.log_format == "json" ? LogFormat::kJson : LogFormat::kText, f.verbose);
+  try {
+    CommandOptions opt;
+    opt.command = cmd->get_name();
+    opt.kind = find_kind(f.kind);
+    if (!opt.kind) throw ConfigError("unknown --kind \"" + f.kind + "\": use Kustomization or HelmRelease");
+    if (opt.command != "status" && f.names.empty() && f.selector.empty() && !f.all) {
+      throw ConfigError(opt.command + " needs targets: --kustomizations NAMES, -l SELECTOR or --all");
+    }
+    if (f.reason.size() > 1024) throw ConfigError("--reason is longer than 1024 characters");
+    ClientOptions client_options;
+    client_options.request_timeout = duration_flag("--request-timeout", f.request_timeout);
+    if (client_options.request_timeout.count() == 0) client_options.request_timeout = std::chrono::hours(24);
+    client_options.user_agent = std::string("windowctl/") + kVersion;
+    opt.wait_timeout = duration_flag("--timeout", f.timeout);
+    opt.poll_interval = duration_flag("--poll-interval", f.poll_interval);
+    opt.names = f.names;
+    opt.selector = f.selector;
+    opt.all = f.all;
+    opt.api_version = f.api_version;
+    opt.force = f.force;
+    opt.relabel = f.relabel;
+    opt.label_value = f.reconcile;
+    opt.dry_run = f.dry_run;
+    opt.wait = f.wait;
+    opt.reason = f.reason;
+    opt.output = f.output == "json" ? OutputFormat::kJson : OutputFormat::kText;
+
+    Config config = infer_config({f.kubeconfig, f.context}, process_getenv());
+    opt.ns = !f.ns.empty() ? f.ns : !config.namespace_.empty() ? config.namespace_ : "flux-system";
+    spdlog::debug("using {} at {}", config.origin, config.server);
+    Client client(std::move(config), client_options);
+    return run_command(client, opt);
+  } catch (const ConfigError& e) {
+    spdlog::error("{}", e.what());
+    return kExitUsage;
+  }
+}
+
+}  // namespace
+}  // namespace windowctl
+
+int main(int argc, char** argv) {
+  windowctl::init_openssl();
+  try {
+    return windowctl::run(argc, argv);
+  } catch (const std::exception& e) {
+    std::cerr << "windowctl: internal error: " << e.what() << "\n";
+    return windowctl::kExitFailed;
+  }
+}

@@ -1,0 +1,119 @@
+#include "output.h"
+
+#include <algorithm>
+
+#include "readiness.h"
+
+namespace windowctl {
+
+using nlohmann::json;
+
+std::string result_line(const TargetResult& r) {
+  std::string line = r.ns + "/" + r.name + " ";
+  if (r.failed()) {
+    if (r.decision) line += describe(*r.decision, r.dry_run) + ", ";
+    return line + "failed: " + r.error;
+  }
+  line += describe(*r.decision, r.dry_run);
+  if (r.dry_run) {
+    line += " (" + r.current + ")";
+    if (r.decision->patch) line += " patch " + r.decision->patch->dump();
+  }
+  if (!r.wait.empty()) line += ", " + r.wait;
+  return line;
+}
+
+json result_json(const TargetResult& r) {
+  json j = {{"namespace", r.ns}, {"name", r.name}, {"kind", r.kind}};
+  j["result"] = r.failed() ? "failed" : outcome_code(r.decision->outcome);
+  j["message"] = r.failed() ? r.error : describe(*r.decision, r.dry_run);
+  if (r.failed()) j["error"] = r.error;
+  if (r.decision) j["changed"] = r.decision->patch.has_value() && !r.dry_run;
+  if (r.dry_run) {
+    j["current"] = r.current;
+    j["patch"] = r.decision && r.decision->patch ? *r.decision->patch : json(nullptr);
+  }
+  if (!r.wait.empty()) j["wait"] = r.wait;
+  return j;
+}
+
+std::string render_results(const std::vector<TargetResult>& results, OutputFormat format) {
+  if (format == OutputFormat::kJson) {
+    json list = json::array();
+    for (const auto& r : results) list.push_back(result_json(r));
+    return json{{"results", list}}.dump(2, ' ', false, json::error_handler_t::replace) + "\n";
+  }
+  std::string out;
+  for (const auto& r : results) out += result_line(r) + "\n";
+  return out;
+}
+
+StatusRow status_row(const KindAdapter& kind, const json& object) {
+  StatusRow row;
+  ObjectState s = read_state(object);
+  const auto& meta = object.at("metadata");
+  row.ns = meta.value("namespace", "");
+  row.name = meta.value("name", "");
+  row.suspended = s.suspended;
+  row.by = !s.suspended ? "-" : s.marked ? "windowctl" : "someone else";
+  if (s.suspended && s.marked) {
+    row.since = s.suspended_at;
+    row.reason = s.reason;
+  }
+  Condition ready = find_condition(object, "Ready");
+  row.ready = ready.status.empty() ? "Unknown" : ready.status;
+  row.message = ready.message;
+  row.revision = kind.revision(object);
+  return row;
+}
+
+std::string describe_state(const json& object) {
+  ObjectState s = read_state(object);
+  if (!s.suspended) return "running";
+  if (!s.marked) return "suspended by someone else";
+  std::string text = "suspended by windowctl";
+  if (!s.suspended_at.empty()) text += " since " + s.suspended_at;
+  if (!s.reason.empty()) text += " (" + s.reason + ")";
+  return text;
+}
+
+namespace {
+
+std::string one_line(std::string s) {
+  std::replace(s.begin(), s.end(), '\n', ' ');
+  return s;
+}
+
+}  // namespace
+
+std::string render_status(const std::vector<StatusRow>& rows, OutputFormat format) {
+  if (format == OutputFormat::kJson) {
+    json list = json::array();
+    for (const auto& r : rows) {
+      list.push_back({{"namespace", r.ns}, {"name", r.name}, {"suspended", r.suspended}, {"suspendedBy", r.by == "-" ? "" : r.by},
+                      {"since", r.since}, {"reason", r.reason}, {"ready", r.ready}, {"revision", r.revision}, {"message", r.message}});
+    }
+    return json{{"items", list}}.dump(2, ' ', false, json::error_handler_t::replace) + "\n";
+  }
+  std::vector<std::vector<std::string>> table = {{"NAMESPACE", "NAME", "SUSPENDED", "BY", "SINCE", "READY", "REVISION", "MESSAGE"}};
+  for (const auto& r : rows) {
+    table.push_back({r.ns, r.name, r.suspended ? "True" : "False", r.by, r.since.empty() ? "-" : r.since, r.ready,
+                     r.revision.empty() ? "-" : r.revision, one_line(r.message)});
+  }
+  std::vector<std::size_t> width(table[0].size(), 0);
+  for (const auto& line : table)
+    for (std::size_t i = 0; i < line.size(); ++i) width[i] = std::max(width[i], line[i].size());
+  std::string out;
+  for (const auto& line : table) {
+    std::string text;
+    for (std::size_t i = 0; i < line.size(); ++i) {
+      text += line[i];
+      if (i + 1 < line.size()) text += std::string(width[i] - line[i].size() + 3, ' ');
+    }
+    while (!text.empty() && text.back() == ' ') text.pop_back();
+    out += text + "\n";
+  }
+  return out;
+}
+
+}  // namespace windowctl

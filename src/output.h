@@ -1,0 +1,50 @@
+// What goes to stdout: one line (or JSON entry) per target, and the status table.
+#pragma once
+
+#include <nlohmann/json.hpp>
+#include <optional>
+#include <string>
+#include <vector>
+
+#include "kinds.h"
+#include "plan.h"
+
+namespace windowctl {
+
+enum class OutputFormat { kText, kJson };
+
+struct TargetResult {
+  std::string ns;
+  std::string name;
+  std::string kind;
+  std::optional<Decision> decision;  // absent when the target failed before a decision
+  std::string error;                 // non-empty: the target failed
+  std::string current;               // dry-run: the state the plan started from
+  std::string wait;                  // --wait: "ready" or empty
+  bool dry_run = false;
+
+  bool failed() const { return !error.empty(); }
+};
+
+std::string result_line(const TargetResult& r);
+nlohmann::json result_json(const TargetResult& r);
+std::string render_results(const std::vector<TargetResult>& results, OutputFormat format);
+
+struct StatusRow {
+  std::string ns;
+  std::string name;
+  bool suspended = false;
+  std::string by;     // windowctl, someone else, -
+  std::string since;  // RFC 3339 when windowctl suspended it
+  std::string reason;
+  std::string ready;  // True, False, Unknown
+  std::string revision;
+  std::string message;
+};
+
+StatusRow status_row(const KindAdapter& kind, const nlohmann::json& object);
+// "running", "suspended by windowctl since T (reason)", "suspended by someone else"
+std::string describe_state(const nlohmann::json& object);
+std::string render_status(const std::vector<StatusRow>& rows, OutputFormat format);
+
+}  // namespace windowctl

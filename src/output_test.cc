@@ -1,0 +1,70 @@
+#include "output.h"
+
+#include <doctest/doctest.h>
+
+using namespace windowctl;
+using nlohmann::json;
+
+namespace {
+
+TargetResult result(Outcome o, bool patch = true) {
+  TargetResult r{"flux-system", "apps-rw", "Kustomization"};
+  Decision d;
+  d.outcome = o;
+  if (patch) d.patch = json{{"spec", {{"suspend", true}}}};
+  r.decision = d;
+  return r;
+}
+
+}  // namespace
+
+TEST_CASE("one line per target") {
+  CHECK(result_line(result(Outcome::kClosed)) == "flux-system/apps-rw closed");
+  CHECK(result_line(result(Outcome::kAlreadyClosed, false)) == "flux-system/apps-rw already closed");
+  CHECK(result_line(result(Outcome::kHeld, false)) == "flux-system/apps-rw held: suspended by someone else");
+  TargetResult failed{"flux-system", "gone", "Kustomization"};
+  failed.error = "not found: kustomizations.kustomize.toolkit.fluxcd.io \"gone\" not found";
+  CHECK(result_line(failed) == "flux-system/gone failed: not found: kustomizations.kustomize.toolkit.fluxcd.io \"gone\" not found");
+  auto dry = result(Outcome::kClosed);
+  dry.dry_run = true;
+  dry.current = "running";
+  CHECK(result_line(dry) == "flux-system/apps-rw would close (running) patch {\"spec\":{\"suspend\":true}}");
+  auto waited = result(Outcome::kOpened);
+  waited.wait = "ready";
+  CHECK(result_line(waited) == "flux-system/apps-rw opened, ready");
+}
+
+TEST_CASE("JSON results carry the same facts") {
+  auto j = json::parse(render_results({result(Outcome::kClosed), result(Outcome::kHeld, false)}, OutputFormat::kJson));
+  REQUIRE(j["results"].size() == 2);
+  CHECK(j["results"][0]["result"] == "closed");
+  CHECK(j["results"][0]["changed"] == true);
+  CHECK(j["results"][1]["result"] == "held");
+  CHECK(j["results"][1]["changed"] == false);
+  CHECK(j["results"][1]["message"] == "held: suspended by someone else");
+}
+
+TEST_CASE("status rows say who suspended what") {
+  const auto& ks = *find_kind("ks");
+  auto mine = json::parse(R"({"metadata":{"namespace":"flux-system","name":"apps-rw","annotations":{
+      "windowctl.io/suspended-by":"windowctl","windowctl.io/suspended-at":"2026-11-19T17:00:00Z","windowctl.io/reason":"weekly"}},
+      "spec":{"suspend":true},
+      "status":{"lastAppliedRevision":"main@sha1:abc","conditions":[{"type":"Ready","status":"True","message":"Applied revision: main@sha1:abc"}]}})");
+  auto row = status_row(ks, mine);
+  CHECK(row.by == "windowctl");
+  CHECK(row.since == "2026-11-19T17:00:00Z");
+  CHECK(row.reason == "weekly");
+  CHECK(row.ready == "True");
+  CHECK(row.revision == "main@sha1:abc");
+  CHECK(describe_state(mine) == "suspended by windowctl since 2026-11-19T17:00:00Z (weekly)");
+  auto theirs = json::parse(R"({"metadata":{"namespace":"flux-system","name":"infra"},"spec":{"suspend":true}})");
+  CHECK(status_row(ks, theirs).by == "someone else");
+  CHECK(status_row(ks, theirs).ready == "Unknown");
+  auto running = json::parse(R"({"metadata":{"namespace":"flux-system","name":"apps-rt"},"spec":{}})");
+  CHECK(status_row(ks, running).by == "-");
+  std::string table = render_status({row, status_row(ks, running)}, OutputFormat::kText);
+  CHECK(table ==
+        "NAMESPACE     NAME      SUSPENDED   BY          SINCE                  READY     REVISION        MESSAGE\n"
+        "flux-system   apps-rw   True        windowctl   2026-11-19T17:00:00Z   True      main@sha1:abc   Applied revision: main@sha1:abc\n"
+        "flux-system   apps-rt   False       -           -                      Unknown   -\n");
+}

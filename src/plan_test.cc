@@ -1,0 +1,209 @@
+#include "plan.h"
+
+#include <doctest/doctest.h>
+
+#include <vector>
+
+using namespace windowctl;
+using nlohmann::json;
+
+namespace {
+
+PlanInput input(Action a, bool force = false, bool relabel = false, std::string reason = "") {
+  PlanInput in;
+  in.action = a;
+  in.force = force;
+  in.relabel = relabel;
+  in.reason = std::move(reason);
+  in.now = "2026-11-22T08:00:00Z";
+  in.token = "2026-11-22T08:00:00.000000001Z";
+  return in;
+}
+
+json object(json suspend, json annotations = json::object(), json labels = json::object()) {
+  json o = {{"metadata", {{"name", "apps-rw"}, {"namespace", "flux-system"}, {"resourceVersion", "42"}}}, {"spec", {{"interval", "10m"}}}};
+  if (!suspend.is_null()) o["spec"]["suspend"] = suspend;
+  if (!annotations.empty()) o["metadata"]["annotations"] = annotations;
+  if (!labels.empty()) o["metadata"]["labels"] = labels;
+  return o;
+}
+
+const json kMarks = {{kSuspendedByAnnotation, "windowctl"}, {kSuspendedAtAnnotation, "2026-11-19T17:00:00Z"}, {kReasonAnnotation, "weekly"}};
+
+// RFC 7386 applied to a copy, to check that a patch really produces the desired state.
+json merged(json target, const json& patch) {
+  target.merge_patch(patch);
+  return target;
+}
+
+std::string lower(std::string s) {
+  for (auto& c : s) c = static_cast<char>(std::tolower(static_cast<unsigned char>(c)));
+  return s;
+}
+
+}  // namespace
+
+TEST_CASE("close suspends a running object and marks it") {
+  auto d = decide(object(nullptr), input(Action::kClose, false, false, "maintenance"));
+  CHECK(d.outcome == Outcome::kClosed);
+  REQUIRE(d.patch);
+  CHECK(*d.patch == json::parse(R"({"metadata":{"resourceVersion":"42","annotations":{
+      "windowctl.io/suspended-by":"windowctl","windowctl.io/suspended-at":"2026-11-22T08:00:00Z","windowctl.io/reason":"maintenance"}},
+      "spec":{"suspend":true}})"));
+  CHECK(d.event_reason == "WindowClosed");
+  CHECK(d.event_type == "Normal");
+  CHECK(d.event_message == "Suspended by windowctl: window closed: maintenance");
+  CHECK(describe(d, false) == "closed");
+  CHECK(describe(d, true) == "would close");
+}
+
+TEST_CASE("close on a suspend:false object suspends it") {
+  auto d = decide(object(false), input(Action::kClose));
+  CHECK(d.outcome == Outcome::kClosed);
+  CHECK((*d.patch)["spec"]["suspend"] == true);
+  CHECK_FALSE((*d.patch)["metadata"]["annotations"].contains(kReasonAnnotation));
+}
+
+TEST_CASE("close without a reason drops a stale reason") {
+  auto d = decide(object(nullptr, {{kReasonAnnotation, "old"}}), input(Action::kClose));
+  CHECK((*d.patch)["metadata"]["annotations"][kReasonAnnotation].is_null());
+}
+
+TEST_CASE("close on a suspended object writes nothing and keeps its marks") {
+  for (const json& ann : {json::object(), kMarks}) {
+    auto d = decide(object(true, ann), input(Action::kClose, false, false, "new reason"));
+    CHECK(d.outcome == Outcome::kAlreadyClosed);
+    CHECK_FALSE(d.patch);
+    CHECK(d.event_reason.empty());
+    CHECK(describe(d, false) == "already closed");
+  }
+}
+
+TEST_CASE("open resumes what windowctl suspended, in one patch") {
+  auto d = decide(object(true, kMarks), input(Action::kOpen));
+  CHECK(d.outcome == Outcome::kOpened);
+  CHECK(d.wait_for_token);
+  CHECK(*d.patch == json::parse(R"({"metadata":{"resourceVersion":"42","annotations":{
+      "reconcile.fluxcd.io/requestedAt":"2026-11-22T08:00:00.000000001Z",
+      "windowctl.io/suspended-by":null,"windowctl.io/suspended-at":null,"windowctl.io/reason":null}},
+      "spec":{"suspend":null}})"));
+  json after = merged(object(true, kMarks), *d.patch);
+  CHECK_FALSE(after["spec"].contains("suspend"));
+  CHECK(after["metadata"]["annotations"] == json{{kRequestedAtAnnotation, "2026-11-22T08:00:00.000000001Z"}});
+  CHECK(d.event_reason == "WindowOpened");
+}
+
+TEST_CASE("open holds an object someone else suspended, unless forced") {
+  auto held = decide(object(true), input(Action::kOpen, false, true, "INC-1"));
+  CHECK(held.outcome == Outcome::kHeld);
+  CHECK_FALSE(held.patch);  // not even the label
+  CHECK(held.event_reason == "WindowOpenHeld");
+  CHECK(held.event_type == "Warning");
+  CHECK(describe(held, false) == "held: suspended by someone else");
+
+  auto foreign = decide(object(true, {{kSuspendedByAnnotation, "alice"}}), input(Action::kOpen));
+  CHECK(foreign.outcome == Outcome::kHeld);
+
+  auto forced = decide(object(true), input(Action::kOpen, true));
+  CHECK(forced.outcome == Outcome::kOpened);
+  CHECK((*forced.patch)["spec"]["suspend"].is_null());
+  CHECK(forced.event_message == "Resumed by windowctl --force: it was suspended by someone else");
+}
+
+TEST_CASE("open on a running object writes nothing, or only cleans up") {
+  auto d = decide(object(nullptr), input(Action::kOpen));
+  CHECK(d.outcome == Outcome::kAlreadyOpen);
+  CHECK_FALSE(d.patch);
+  CHECK_FALSE(d.wait_for_token);
+  auto stale = decide(object(false, kMarks), input(Action::kOpen));
+  CHECK(stale.outcome == Outcome::kAlreadyOpen);
+  REQUIRE(stale.patch);
+  CHECK_FALSE((*stale.patch).contains("spec"));
+  CHECK(describe(stale, false) == "already open, stale marks cleared");
+}
+
+TEST_CASE("--relabel rides in the same patch") {
+  auto close = decide(object(nullptr), input(Action::kClose, false, true));
+  CHECK((*close.patch)["metadata"]["labels"][kReconcileLabel] == "disabled");
+  CHECK((*close.patch)["spec"]["suspend"] == true);
+  auto open = decide(object(true, kMarks, {{kReconcileLabel, "disabled"}}), input(Action::kOpen, false, true));
+  CHECK((*open.patch)["metadata"]["labels"][kReconcileLabel] == "enabled");
+  CHECK((*open.patch)["spec"]["suspend"].is_null());
+  auto settled = decide(object(true, kMarks), input(Action::kClose, false, true));
+  CHECK(settled.outcome == Outcome::kAlreadyClosed);
+  REQUIRE(settled.patch);
+  CHECK(*settled.patch == json::parse(R"({"metadata":{"resourceVersion":"42","labels":{"kustomize.toolkit.fluxcd.io/reconcile":"disabled"}}})"));
+  CHECK(describe(settled, false) == "already closed, relabeled");
+  CHECK(settled.event_reason == "WindowRelabeled");
+  auto same = decide(object(true, kMarks, {{kReconcileLabel, "Disabled"}}), input(Action::kClose, false, true));
+  CHECK_FALSE(same.patch);
+}
+
+TEST_CASE("relabel changes only the label") {
+  PlanInput in = input(Action::kRelabel);
+  in.label_value = "disabled";
+  auto d = decide(object(true, kMarks), in);
+  CHECK(d.outcome == Outcome::kRelabeled);
+  CHECK(*d.patch == json::parse(R"({"metadata":{"resourceVersion":"42","labels":{"kustomize.toolkit.fluxcd.io/reconcile":"disabled"}}})"));
+  auto again = decide(merged(object(true, kMarks), *d.patch), in);
+  CHECK(again.outcome == Outcome::kAlreadyLabeled);
+  CHECK_FALSE(again.patch);
+}
+
+TEST_CASE("every state, action and flag: the patch reaches the goal and a second decision is a no-op") {
+  std::vector<json> suspends = {nullptr, false, true, "yes"};
+  std::vector<json> annotation_sets = {json::object(), kMarks, {{kSuspendedByAnnotation, "alice"}}, {{kReasonAnnotation, "stale"}}};
+  std::vector<json> label_sets = {json::object(), {{kReconcileLabel, "enabled"}}, {{kReconcileLabel, "DISABLED"}}};
+  int cases = 0;
+  for (const auto& suspend : suspends)
+    for (const auto& ann : annotation_sets)
+      for (const auto& labels : label_sets)
+        for (Action action : {Action::kOpen, Action::kClose, Action::kRelabel})
+          for (bool force : {false, true})
+            for (bool relabel : {false, true}) {
+              ++cases;
+              json obj = object(suspend, ann, labels);
+              PlanInput in = input(action, force, relabel, "r");
+              in.label_value = "enabled";
+              auto d = decide(obj, in);
+              ObjectState before = read_state(obj);
+              CAPTURE(obj.dump());
+              CAPTURE(static_cast<int>(action));
+              CAPTURE(force);
+              CAPTURE(relabel);
+              json after = d.patch ? merged(obj, *d.patch) : obj;
+              ObjectState s = read_state(after);
+              if (d.patch) CHECK((*d.patch)["metadata"]["resourceVersion"] == "42");
+              if (d.patch) CHECK_FALSE(d.event_reason.empty());
+              switch (action) {
+                case Action::kClose:
+                  CHECK(s.suspended);
+                  if (!before.suspended) CHECK(s.marked);
+                  if (before.suspended) CHECK(obj["metadata"].value("annotations", json::object()) == after["metadata"].value("annotations", json::object()));
+                  break;
+                case Action::kOpen:
+                  if (d.outcome == Outcome::kHeld) {
+                    CHECK(before.suspended);
+                    CHECK_FALSE(before.marked);
+                    CHECK_FALSE(force);
+                    CHECK(after == obj);
+                  } else {
+                    CHECK_FALSE(s.suspended);
+                    CHECK_FALSE(s.has_marks);
+                    CHECK(d.wait_for_token == before.suspended);
+                  }
+                  break;
+                case Action::kRelabel:
+                  CHECK(lower(s.reconcile_label) == "enabled");
+                  CHECK(s.suspended == before.suspended);
+                  break;
+              }
+              if (relabel && d.outcome != Outcome::kHeld && action != Action::kRelabel) {
+                CHECK(lower(s.reconcile_label) == (action == Action::kOpen ? "enabled" : "disabled"));
+              }
+              // Converged: deciding again on the result writes nothing.
+              auto again = decide(after, in);
+              CHECK_FALSE(again.patch);
+            }
+  CHECK(cases == 4 * 4 * 3 * 3 * 2 * 2);
+}

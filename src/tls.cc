@@ -1,0 +1,286 @@
+#include "tls.h"
+
+#include <arpa/inet.h>
+#include <fcntl.h>
+#include <netdb.h>
+#include <netinet/in.h>
+#include <netinet/tcp.h>
+#include <openssl/err.h>
+#include <openssl/pem.h>
+#include <openssl/ssl.h>
+#include <openssl/x509v3.h>
+#include <poll.h>
+#include <sys/socket.h>
+#include <unistd.h>
+
+#include <cerrno>
+#include <cstring>
+#include <vector>
+
+namespace windowctl {
+
+namespace {
+
+std::string openssl_error() {
+  unsigned long code = ERR_get_error();
+  if (code == 0) return "unknown error";
+  char buf[256];
+  ERR_error_string_n(code, buf, sizeof buf);
+  ERR_clear_error();
+  return buf;
+}
+
+int remaining_ms(Clock::time_point deadline) {
+  auto left = std::chrono::duration_cast<std::chrono::milliseconds>(deadline - Clock::now()).count();
+  return left <= 0 ? 0 : static_cast<int>(std::min<long long>(left, 1 << 30));
+}
+
+void wait_fd(int fd, short events, Clock::time_point deadline, const char* what) {
+  for (;;) {
+    pollfd p{fd, events, 0};
+    int n = ::poll(&p, 1, remaining_ms(deadline));
+    if (n > 0) return;
+    if (n == 0) throw TransportError(TransportError::Kind::kTimeout, std::string("timed out while ") + what);
+    if (errno != EINTR) throw TransportError(TransportError::Kind::kConnect, std::string("poll: ") + std::strerror(errno));
+  }
+}
+
+struct BioDeleter {
+  void operator()(BIO* b) const { BIO_free(b); }
+};
+
+// Resolves without NSS for IP literals, which is all in-cluster configuration ever uses.
+std::vector<sockaddr_storage> resolve(const std::string& host, int port) {
+  std::vector<sockaddr_storage> out;
+  sockaddr_storage ss{};
+  auto* v4 = reinterpret_cast<sockaddr_in*>(&ss);
+  auto* v6 = reinterpret_cast<sockaddr_in6*>(&ss);
+  if (inet_pton(AF_INET, host.c_str(), &v4->sin_addr) == 1) {
+    v4->sin_family = AF_INET;
+    v4->sin_port = htons(static_cast<uint16_t>(port));
+    out.push_back(ss);
+    return out;
+  }
+  if (inet_pton(AF_INET6, host.c_str(), &v6->sin6_addr) == 1) {
+    v6->sin6_family = AF_INET6;
+    v6->sin6_port = htons(static_cast<uint16_t>(port));
+    out.push_back(ss);
+    return out;
+  }
+  addrinfo hints{};
+  hints.ai_socktype = SOCK_STREAM;
+  addrinfo* res = nullptr;
+  std::string service = std::to_string(port);
+  int rc = ::getaddrinfo(host.c_str(), service.c_str(), &hints, &res);
+  if (rc != 0) throw TransportError(TransportError::Kind::kConnect, "cannot resolve " + host + ": " + gai_strerror(rc));
+  for (addrinfo* ai = res; ai; ai = ai->ai_next) {
+    sockaddr_storage entry{};
+    std::memcpy(&entry, ai->ai_addr, ai->ai_addrlen);
+    out.push_back(entry);
+  }
+  ::freeaddrinfo(res);
+  return out;
+}
+
+bool is_ip_literal(const std::string& host) {
+  unsigned char buf[16];
+  return inet_pton(AF_INET, host.c_str(), buf) == 1 || inet_pton(AF_INET6, host.c_str(), buf) == 1;
+}
+
+}  // namespace
+
+void init_openssl() {
+  OPENSSL_init_ssl(OPENSSL_INIT_NO_LOAD_CONFIG | OPENSSL_INIT_NO_LOAD_SSL_STRINGS, nullptr);
+}
+
+TlsContext::TlsContext(const TlsSettings& settings) {
+  init_openssl();
+  ctx_ = SSL_CTX_new(TLS_client_method());
+  if (!ctx_) throw TlsConfigError("TLS setup failed: " + openssl_error());
+  SSL_CTX_set_min_proto_version(ctx_, TLS1_2_VERSION);
+  SSL_CTX_set_mode(ctx_, SSL_MODE_AUTO_RETRY | SSL_MODE_ACCEPT_MOVING_WRITE_BUFFER);
+
+  if (settings.insecure_skip_verify) {
+    SSL_CTX_set_verify(ctx_, SSL_VERIFY_NONE, nullptr);
+  } else {
+    if (settings.ca_pem.empty()) {
+      SSL_CTX_free(ctx_);
+      throw TlsConfigError("no certificate authority configured");
+    }
+    // Trust exactly the given bundle; SSL_CTX_set_default_verify_paths is deliberately never called.
+    X509_STORE* store = SSL_CTX_get_cert_store(ctx_);
+    std::unique_ptr<BIO, BioDeleter> bio(BIO_new_mem_buf(settings.ca_pem.data(), static_cast<int>(settings.ca_pem.size())));
+    int added = 0;
+    while (X509* cert = PEM_read_bio_X509(bio.get(), nullptr, nullptr, nullptr)) {
+      if (X509_STORE_add_cert(store, cert) == 1) ++added;
+      X509_free(cert);
+    }
+    ERR_clear_error();  // the loop ends on the expected "no start line"
+    if (added == 0) {
+      SSL_CTX_free(ctx_);
+      throw TlsConfigError("certificate authority holds no PEM certificate");
+    }
+    SSL_CTX_set_verify(ctx_, SSL_VERIFY_PEER, nullptr);
+  }
+
+  if (!settings.client_cert_pem.empty() || !settings.client_key_pem.empty()) {
+    std::unique_ptr<BIO, BioDeleter> cert_bio(
+        BIO_new_mem_buf(settings.client_cert_pem.data(), static_cast<int>(settings.client_cert_pem.size())));
+    X509* cert = PEM_read_bio_X509(cert_bio.get(), nullptr, nullptr, nullptr);
+    if (!cert || SSL_CTX_use_certificate(ctx_, cert) != 1) {
+      X509_free(cert);
+      SSL_CTX_free(ctx_);
+      throw TlsConfigError("client certificate is not a PEM certificate");
+    }
+    X509_free(cert);
+    // Intermediates after the leaf.
+    while (X509* extra = PEM_read_bio_X509(cert_bio.get(), nullptr, nullptr, nullptr)) {
+      SSL_CTX_add0_chain_cert(ctx_, extra);
+    }
+    ERR_clear_error();
+    std::unique_ptr<BIO, BioDeleter> key_bio(
+        BIO_new_mem_buf(settings.client_key_pem.data(), static_cast<int>(settings.client_key_pem.size())));
+    EVP_PKEY* key = PEM_read_bio_PrivateKey(key_bio.get(), nullptr, nullptr, nullptr);
+    if (!key || SSL_CTX_use_PrivateKey(ctx_, key) != 1 || SSL_CTX_check_private_key(ctx_) != 1) {
+      EVP_PKEY_free(key);
+      SSL_CTX_free(ctx_);
+      ERR_clear_error();
+      throw TlsConfigError("client key is not a PEM private key matching the client certificate");
+    }
+    EVP_PKEY_free(key);
+  }
+}
+
+TlsContext::~TlsContext() { SSL_CTX_free(ctx_); }
+
+TlsConnection::TlsConnection(const TlsContext& ctx, const std::string& host, int port, const std::string& server_name,
+                             Clock::time_point deadline) {
+  std::string last_error = "no address";
+  for (const auto& addr : resolve(host, port)) {
+    int fd = ::socket(addr.ss_family, SOCK_STREAM | SOCK_CLOEXEC | SOCK_NONBLOCK, 0);
+    if (fd < 0) {
+      last_error = std::strerror(errno);
+      continue;
+    }
+    socklen_t len = addr.ss_family == AF_INET ? sizeof(sockaddr_in) : sizeof(sockaddr_in6);
+    int rc = ::connect(fd, reinterpret_cast<const sockaddr*>(&addr), len);
+    if (rc != 0 && errno == EINPROGRESS) {
+      try {
+        wait_fd(fd, POLLOUT, deadline, "connecting");
+      } catch (...) {
+        ::close(fd);
+        throw;
+      }
+      int err = 0;
+      socklen_t elen = sizeof err;
+      ::getsockopt(fd, SOL_SOCKET, SO_ERROR, &err, &elen);
+      rc = err == 0 ? 0 : -1;
+      errno = err;
+    }
+    if (rc != 0) {
+      last_error = std::strerror(errno);
+      ::close(fd);
+      continue;
+    }
+    fd_ = fd;
+    break;
+  }
+  if (fd_ < 0) throw TransportError(TransportError::Kind::kConnect, "cannot connect to " + host + ":" + std::to_string(port) + ": " + last_error);
+  int one = 1;
+  ::setsockopt(fd_, IPPROTO_TCP, TCP_NODELAY, &one, sizeof one);
+
+  ssl_ = SSL_new(ctx.get());
+  if (!ssl_) {
+    ::close(fd_);
+    throw TransportError(TransportError::Kind::kTls, "TLS: " + openssl_error());
+  }
+  SSL_set_fd(ssl_, fd_);
+  const std::string& name = server_name.empty() ? host : server_name;
+  if (is_ip_literal(name)) {
+    X509_VERIFY_PARAM_set1_ip_asc(SSL_get0_param(ssl_), name.c_str());
+  } else {
+    SSL_set_tlsext_host_name(ssl_, name.c_str());
+    SSL_set1_host(ssl_, name.c_str());
+  }
+  for (;;) {
+    int rc = SSL_connect(ssl_);
+    if (rc == 1) break;
+    int err = SSL_get_error(ssl_, rc);
+    if (err == SSL_ERROR_WANT_READ || err == SSL_ERROR_WANT_WRITE) {
+      try {
+        wait_io(err, deadline, "in the TLS handshake");
+      } catch (...) {
+        close_now();
+        throw;
+      }
+      continue;
+    }
+    long verify = SSL_get_verify_result(ssl_);
+    std::string detail = verify != X509_V_OK ? X509_verify_cert_error_string(verify) : openssl_error();
+    bool is_verify = verify != X509_V_OK;
+    bool reset = err == SSL_ERROR_SYSCALL || err == SSL_ERROR_ZERO_RETURN;
+    close_now();
+    if (is_verify) {
+      throw TransportError(TransportError::Kind::kVerify,
+                           "TLS certificate of " + name + " is not trusted: " + detail);
+    }
+    throw TransportError(reset ? TransportError::Kind::kReset : TransportError::Kind::kTls,
+                         reset ? "connection closed during the TLS handshake" : "TLS handshake failed: " + detail);
+  }
+}
+
+TlsConnection::~TlsConnection() { close_now(); }
+
+void TlsConnection::close_now() {
+  if (ssl_) {
+    SSL_free(ssl_);
+    ssl_ = nullptr;
+  }
+  if (fd_ >= 0) {
+    ::close(fd_);
+    fd_ = -1;
+  }
+}
+
+void TlsConnection::wait_io(int ssl_error, Clock::time_point deadline, const char* what) {
+  wait_fd(fd_, ssl_error == SSL_ERROR_WANT_WRITE ? POLLOUT : POLLIN, deadline, what);
+}
+
+void TlsConnection::write_all(std::string_view data, Clock::time_point deadline) {
+  while (!data.empty()) {
+    size_t written = 0;
+    int rc = SSL_write_ex(ssl_, data.data(), data.size(), &written);
+    if (rc == 1) {
+      data.remove_prefix(written);
+      continue;
+    }
+    int err = SSL_get_error(ssl_, rc);
+    if (err == SSL_ERROR_WANT_READ || err == SSL_ERROR_WANT_WRITE) {
+      wait_io(err, deadline, "sending the request");
+      continue;
+    }
+    ERR_clear_error();
+    throw TransportError(TransportError::Kind::kReset, "connection lost while sending the request");
+  }
+}
+
+std::size_t TlsConnection::read_some(char* buf, std::size_t len, Clock::time_point deadline) {
+  for (;;) {
+    size_t got = 0;
+    int rc = SSL_read_ex(ssl_, buf, len, &got);
+    if (rc == 1) return got;
+    int err = SSL_get_error(ssl_, rc);
+    if (err == SSL_ERROR_WANT_READ || err == SSL_ERROR_WANT_WRITE) {
+      wait_io(err, deadline, "waiting for the response");
+      continue;
+    }
+    if (err == SSL_ERROR_ZERO_RETURN) return 0;
+    ERR_clear_error();
+    // A peer that drops the TCP connection without close_notify looks like this; treat as EOF
+    // only when the caller can tell from the framing, so report it as a reset.
+    if (err == SSL_ERROR_SYSCALL) throw TransportError(TransportError::Kind::kReset, "connection reset by the server");
+    throw TransportError(TransportError::Kind::kTls, "TLS read failed");
+  }
+}
+
+}  // namespace windowctl
