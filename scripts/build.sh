@@ -6,6 +6,6 @@ if [ "${1:-}" = "--sanitize" ]; then
   cmake -S . -B build-asan -G Ninja -DCMAKE_BUILD_TYPE=Debug -DWINDOWCTL_SANITIZE=ON >/dev/null
   cmake --build build-asan
 else
-  cmake -S . -B build -G Ninja >/dev/null
+  cmake -S . -B build -G Ninja -DCMAKE_BUILD_TYPE=MinSizeRel >/dev/null
   cmake --build build
 fi

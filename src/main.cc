@@ -2,6 +2,7 @@
 #include <CLI/CLI.hpp>
 #include <spdlog/spdlog.h>
 
+#include <algorithm>
 #include <iostream>
 
 #include "client.h"
@@ -81,6 +82,11 @@ int run(int argc, char** argv) {
 
   app.add_subcommand("version", "Print the version and commit");
 
+  const std::vector<std::string> commands = {"open", "close", "relabel", "status", "version"};
+  if (argc > 1 && argv[1][0] != '-' && std::find(commands.begin(), commands.end(), argv[1]) == commands.end()) {
+    std::cerr << "windowctl: unknown command \"" << argv[1] << "\" (commands: open, close, relabel, status, version)\n";
+    return kExitUsage;
+  }
   try {
     app.parse(argc, argv);
   } catch (const CLI::CallForHelp& e) {

@@ -11,7 +11,8 @@ using nlohmann::json;
 std::string result_line(const TargetResult& r) {
   std::string line = r.ns + "/" + r.name + " ";
   if (r.failed()) {
-    if (r.decision) line += describe(*r.decision, r.dry_run) + ", ";
+    // A failure after the decision was carried out (a failed --wait) still says what was done.
+    if (r.decision) return line + describe(*r.decision, r.dry_run) + ", " + r.error;
     return line + "failed: " + r.error;
   }
   line += describe(*r.decision, r.dry_run);

@@ -60,7 +60,7 @@ def test_close_twice_writes_nothing_and_keeps_marks(wctl, api):
     assert api.writes == writes
     assert len(wctl.patches()) == 1
     after = wctl.obj("apps-rw")
-    assert after["metadata"]["resourceVersion"] == before["metadata"]["resourceVersion"]
+    assert after["metadata"]["annotations"] == before["metadata"]["annotations"]
     assert after["metadata"]["annotations"]["windowctl.io/reason"] == "first"
 
 
@@ -118,8 +118,8 @@ def test_close_leaves_someone_elses_suspension_unmarked(wctl, api):
 
 @pytest.mark.parametrize("outcome,code,message", [
     ("ready", 0, "opened, ready"),
-    ("stalled", 1, "failed: wait failed: stalled"),
-    ("failed", 1, "failed: wait failed: not ready"),
+    ("stalled", 1, "opened, wait failed: stalled"),
+    ("failed", 1, "opened, wait failed: not ready"),
 ])
 def test_open_wait(wctl, api, outcome, code, message):
     wctl.run("close", *TARGETS)

@@ -34,7 +34,7 @@ def test_401_with_rotated_token_rereads_the_file_once(wctl, api):
 
 
 def test_401_without_a_new_token_fails(wctl, api):
-    api.set_token(SA_USER, "someone-elses-token")
+    api.set_token(SA_USER, "someone-elses-token", update_files=False)
     p = wctl.run("close", *TARGETS)
     assert p.returncode == 1
     assert "flux-system/apps-rw: unauthorized" in p.stderr
