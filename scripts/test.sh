@@ -1,7 +1,8 @@
 #!/usr/bin/env bash
 # Installs what is needed, builds, and runs every test: unit tests (doctest, through ctest), the
-# fake API server's own tests (kubectl against it), the end-to-end tests of the real binary, and
-# then the unit and end-to-end tests again under AddressSanitizer + UndefinedBehaviorSanitizer.
+# fake API server's own tests (kubectl against it), the end-to-end tests of the real binary, the
+# kustomize bases and manifests (rendered, checked, run against the fake server), and then the
+# unit and end-to-end tests again under AddressSanitizer + UndefinedBehaviorSanitizer.
 set -euo pipefail
 cd "$(dirname "$0")/.."
 PY=/usr/bin/python3  # Debian's Python, where python3-pytest and python3-yaml install
@@ -9,7 +10,7 @@ PY=/usr/bin/python3  # Debian's Python, where python3-pytest and python3-yaml in
 bash scripts/install-deps.sh
 bash scripts/build.sh
 (cd build && ctest --output-on-failure)
-"$PY" -m pytest -q -p no:cacheprovider tests/fakeapi tests/e2e
+"$PY" -m pytest -q -p no:cacheprovider tests/fakeapi tests/e2e tests/deploy
 
 echo "== again under AddressSanitizer + UndefinedBehaviorSanitizer"
 bash scripts/build.sh --sanitize

@@ -199,6 +199,7 @@ class Runner {
       } catch (const std::exception& e) {
         r.error = error_summary(e);
       }
+      r.decision.reset();  // decided, but not carried out: report the failure alone
       spdlog::error("{}: {}", w.target.id(), r.error);
       return r;
     }

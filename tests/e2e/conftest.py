@@ -13,7 +13,8 @@ sys.path.insert(0, str(REPO / "tests" / "fakeapi"))
 from fakeapi import FakeApiServer  # noqa: E402
 
 SA_USER = "system:serviceaccount:flux-system:windowctl"
-# What the kustomize base grants, widened to every namespace for the cross-namespace tests.
+# Everything windowctl may use (list for -l/--all/status), in every namespace for the
+# cross-namespace tests. The kustomize base grants less; tests/deploy proves that is enough.
 SA_RULES = [
     {"namespace": "*", "apiGroups": ["kustomize.toolkit.fluxcd.io"], "resources": ["kustomizations"],
      "verbs": ["get", "list", "patch"]},

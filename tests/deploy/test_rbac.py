@@ -1,0 +1,50 @@
+"""RBAC stays namespaced, explicit and minimal."""
+import pytest
+import yaml
+
+from conftest import KUSTOMIZE, MANIFESTS, kustomization_dirs, of_kind, one, rel, render
+
+RENDERED = kustomization_dirs(KUSTOMIZE, MANIFESTS)
+BASE_RULES = [
+    {"apiGroups": ["kustomize.toolkit.fluxcd.io"], "resources": ["kustomizations"], "verbs": ["get", "patch"]},
+    {"apiGroups": [""], "resources": ["events"], "verbs": ["create"]},
+]
+
+
+def test_no_cluster_scoped_rbac_in_any_file():
+    for f in sorted(KUSTOMIZE.rglob("*.yaml")):
+        for doc in yaml.safe_load_all(f.read_text()):
+            kind = (doc or {}).get("kind", "")
+            assert kind not in ("ClusterRole", "ClusterRoleBinding"), f"{rel(f)}: {kind}"
+
+
+@pytest.mark.parametrize("path", RENDERED, ids=rel)
+def test_rendered_rbac_is_namespaced_and_explicit(path):
+    docs = render(path)
+    assert not of_kind(docs, "ClusterRole") and not of_kind(docs, "ClusterRoleBinding")
+    for role in of_kind(docs, "Role"):
+        for rule in role["rules"]:
+            for field in ("apiGroups", "resources", "verbs", "resourceNames"):
+                assert "*" not in rule.get(field, []), f"{role['metadata']['name']}: wildcard in {field}"
+            assert "nonResourceURLs" not in rule
+    for rb in of_kind(docs, "RoleBinding"):
+        assert rb["roleRef"]["kind"] == "Role"
+        assert rb["subjects"] == [{"kind": "ServiceAccount", "name": "windowctl", "namespace": "flux-system"}]
+        one(docs, "Role", rb["roleRef"]["name"])
+
+
+def test_base_role_is_exactly_what_the_jobs_use():
+    # tests/deploy/test_jobs_fakeapi.py proves each of these verbs is needed.
+    role = one(render(KUSTOMIZE / "base"), "Role", "windowctl")
+    assert role["metadata"]["namespace"] == "flux-system"
+    assert role["rules"] == BASE_RULES
+
+
+def test_pinned_role_names_its_targets():
+    docs = render(KUSTOMIZE / "examples" / "pinned")
+    targets = {a for j in of_kind(docs, "CronJob")
+               for a in j["spec"]["jobTemplate"]["spec"]["template"]["spec"]["containers"][0]["args"][2].split(",")}
+    for rule in one(docs, "Role", "windowctl")["rules"]:
+        if "kustomizations" in rule["resources"]:
+            assert set(rule["resourceNames"]) == targets
+            assert "list" not in rule["verbs"], "resourceNames cannot restrict list"

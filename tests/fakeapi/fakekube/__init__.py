@@ -1,0 +1,1 @@
+"""A fake Kubernetes API server for windowctl's tests (see ../fakeapi.py for the entry point)."""

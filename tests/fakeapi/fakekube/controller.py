@@ -1,0 +1,191 @@
+"""A stand-in for kustomize-controller and helm-controller: reacts to spec changes and
+reconcile requests the way windowctl's --wait relies on (see shared/docs/flux-facts.md)."""
+
+import hashlib
+import threading
+import time
+
+from .store import now_rfc3339
+
+REQUESTED_AT = "reconcile.fluxcd.io/requestedAt"
+MANAGERS = {"Kustomization": "kustomize-controller", "HelmRelease": "helm-controller"}
+
+
+def default_revision(ns, name):
+    return "main@sha1:" + hashlib.sha1(f"{ns}/{name}".encode()).hexdigest()
+
+
+def condition(status, ctype):
+    for c in (status or {}).get("conditions") or []:
+        if c.get("type") == ctype:
+            return c
+    return None
+
+
+def _is_true(status, ctype):
+    c = condition(status, ctype)
+    return bool(c and c.get("status") == "True")
+
+
+def set_condition(status, ctype, value, reason, message, generation, now):
+    conds = status.setdefault("conditions", [])
+    old = condition(status, ctype)
+    new = {"type": ctype, "status": value, "observedGeneration": generation,
+           "lastTransitionTime": old["lastTransitionTime"] if old and old.get("status") == value
+           and old.get("lastTransitionTime") else now,
+           "reason": reason, "message": message}
+    if old is not None:
+        conds[conds.index(old)] = new
+    else:
+        conds.append(new)
+
+
+def remove_condition(status, ctype):
+    status["conditions"] = [c for c in status.get("conditions") or [] if c.get("type") != ctype]
+
+
+class FluxSimulator:
+    def __init__(self, server):
+        self._srv = server
+        self._due = {}  # (rtype key, ns, name) -> (monotonic time, phase)
+        self._cond = threading.Condition()
+        self._stopped = False
+        self._thread = threading.Thread(target=self._run, name="fakeapi-flux", daemon=True)
+        self._thread.start()
+
+    def stop(self):
+        with self._cond:
+            self._stopped = True
+            self._cond.notify_all()
+        self._thread.join(timeout=5)
+
+    def _plan(self, obj):
+        meta = obj.get("metadata") or {}
+        if self._srv.reconcile_outcome.get((meta.get("namespace"), meta.get("name")), "ready") == "never":
+            return None
+        spec, status = obj.get("spec") or {}, obj.get("status") or {}
+        gen = meta.get("generation", 1)
+        if spec.get("suspend") is True:
+            # A suspended object is not reconciled, but the controller's deferred status patch still
+            # moves status.observedGeneration when the object was Ready or Stalled: the trap that makes
+            # status.observedGeneration useless for readiness.
+            if status.get("observedGeneration") != gen and (_is_true(status, "Ready") or _is_true(status, "Stalled")):
+                return "observe"
+            return None
+        token = (meta.get("annotations") or {}).get(REQUESTED_AT)
+        if token is not None and token != status.get("lastHandledReconcileAt"):
+            return "reconcile"
+        ready = condition(status, "Ready")
+        if ready is None or ready.get("observedGeneration") != gen:
+            return "reconcile"
+        return None
+
+    def notify(self, rtype, obj):
+        """Called by the store (under its lock) after every stored change."""
+        if rtype.kind not in MANAGERS or self._plan(obj) is None:
+            return
+        meta = obj["metadata"]
+        key = (rtype.key, meta.get("namespace", ""), meta["name"])
+        with self._cond:
+            if key not in self._due:
+                delay = self._srv.reconcile_delay
+                first = delay / 2 if self._srv.progressing_phase else delay
+                self._due[key] = (time.monotonic() + first, 1)
+                self._cond.notify_all()
+
+    def _run(self):
+        with self._cond:
+            while not self._stopped:
+                if not self._due:
+                    self._cond.wait()
+                    continue
+                key, (when, phase) = min(self._due.items(), key=lambda kv: kv[1][0])
+                wait = when - time.monotonic()
+                if wait > 0:
+                    self._cond.wait(wait)
+                    continue
+                del self._due[key]
+                self._cond.release()
+                try:
+                    follow_up = self._act(key, phase)
+                except Exception:
+                    self._srv.log.exception("controller simulation failed for %s", key)
+                    follow_up = None
+                finally:
+                    self._cond.acquire()
+                if follow_up is not None:
+                    self._due[key] = (time.monotonic() + follow_up, 2)
+
+    def _act(self, key, phase):
+        store = self._srv.store
+        rkey, ns, name = key
+        rtype = store.types[rkey]
+        manager = MANAGERS[rtype.kind]
+        with store.lock:
+            obj = store.raw(rtype, ns, name)
+            if obj is None:
+                return None
+            plan = self._plan(obj)
+            if phase == 1 and plan == "observe":
+                store.controller_write(rtype, ns, name, self._observe_generation, manager)
+                return None
+            if phase == 1 and plan == "reconcile" and self._srv.progressing_phase:
+                store.controller_write(rtype, ns, name, self._progressing, manager)
+                return self._srv.reconcile_delay / 2
+            if plan == "reconcile" or phase == 2:
+                outcome = self._srv.reconcile_outcome.get((ns, name), "ready")
+                if outcome != "never":
+                    store.controller_write(rtype, ns, name, lambda o: self._finish(o, outcome), manager)
+        return None
+
+    @staticmethod
+    def _observe_generation(obj):
+        obj.setdefault("status", {})["observedGeneration"] = obj["metadata"].get("generation", 1)
+
+    @staticmethod
+    def _revision(obj):
+        status = obj.get("status") or {}
+        meta = obj["metadata"]
+        if obj.get("kind") == "HelmRelease":
+            return status.get("lastAttemptedRevision") or "6.7.1"
+        return status.get("lastAppliedRevision") or default_revision(meta.get("namespace"), meta["name"])
+
+    def _progressing(self, obj):
+        status = obj.setdefault("status", {})
+        gen, now = obj["metadata"].get("generation", 1), now_rfc3339()
+        set_condition(status, "Reconciling", "True", "Progressing",
+                      f"Fetching manifests for revision {self._revision(obj)} with attempt 1", gen, now)
+        set_condition(status, "Ready", "Unknown", "Progressing", "Reconciliation in progress", gen, now)
+
+    def _finish(self, obj, outcome):
+        meta = obj["metadata"]
+        status = obj.setdefault("status", {})
+        gen, now = meta.get("generation", 1), now_rfc3339()
+        revision = self._revision(obj)
+        token = (meta.get("annotations") or {}).get(REQUESTED_AT)
+        if token is not None:
+            status["lastHandledReconcileAt"] = token
+        remove_condition(status, "Reconciling")
+        status["lastAttemptedRevision"] = revision
+        helm = obj.get("kind") == "HelmRelease"
+        if outcome == "ready":
+            remove_condition(status, "Stalled")
+            if helm:
+                chart = ((obj.get("spec") or {}).get("chart") or {}).get("spec", {}).get("chart", meta["name"])
+                message = (f"Helm upgrade succeeded for release {meta.get('namespace')}/{meta['name']}.v{gen} "
+                           f"with chart {chart}@{revision}")
+                set_condition(status, "Ready", "True", "UpgradeSucceeded", message, gen, now)
+            else:
+                status["lastAppliedRevision"] = revision
+                set_condition(status, "Ready", "True", "ReconciliationSucceeded",
+                              f"Applied revision: {revision}", gen, now)
+            status["observedGeneration"] = gen
+        elif outcome == "failed":
+            remove_condition(status, "Stalled")
+            set_condition(status, "Ready", "False", "ReconciliationFailed",
+                          "kustomize build failed: accumulating resources: fake failure", gen, now)
+        elif outcome == "stalled":
+            message = "kustomization path not found: stat /tmp/kustomization/apps: no such file or directory"
+            set_condition(status, "Stalled", "True", "ArtifactFailed", message, gen, now)
+            set_condition(status, "Ready", "False", "ArtifactFailed", message, gen, now)
+            status["observedGeneration"] = gen
