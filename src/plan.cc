@@ -9,18 +9,27 @@ using nlohmann::json;
 
 namespace {
 
-std::string string_at(const json& obj, const char* section, const char* key) {
+constexpr const char* kMarkKeys[] = {kSuspendedByAnnotation, kSuspendedAtAnnotation, kReasonAnnotation};
+constexpr const char* kOverrideKeys[] = {kOverrideAnnotation, kOverrideUntilAnnotation, kOverrideAtAnnotation,
+                                         kOverrideByAnnotation, kOverrideReasonAnnotation};
+
+const json* section(const json& obj, const char* name) {
   auto meta = obj.find("metadata");
-  if (meta == obj.end() || !meta->is_object()) return {};
-  auto sec = meta->find(section);
-  if (sec == meta->end() || !sec->is_object()) return {};
+  if (meta == obj.end() || !meta->is_object()) return nullptr;
+  auto sec = meta->find(name);
+  return sec != meta->end() && sec->is_object() ? &*sec : nullptr;
+}
+
+std::string string_at(const json& obj, const char* name, const char* key) {
+  const json* sec = section(obj, name);
+  if (!sec) return {};
   auto v = sec->find(key);
   return v != sec->end() && v->is_string() ? v->get<std::string>() : std::string();
 }
 
 bool has_annotation(const json& obj, const char* key) {
-  return obj.contains("metadata") && obj["metadata"].is_object() && obj["metadata"].contains("annotations") &&
-         obj["metadata"]["annotations"].is_object() && obj["metadata"]["annotations"].contains(key);
+  const json* sec = section(obj, "annotations");
+  return sec && sec->contains(key);
 }
 
 std::string lower(std::string s) {
@@ -28,9 +37,10 @@ std::string lower(std::string s) {
   return s;
 }
 
-// Nulls every windowctl mark the object carries, so open leaves no trace of the window.
-void clear_marks(const json& obj, json& annotations) {
-  for (const char* key : {kSuspendedByAnnotation, kSuspendedAtAnnotation, kReasonAnnotation}) {
+// Nulls each of `keys` the object carries, so the patch leaves no trace of them.
+template <std::size_t N>
+void clear(const json& obj, const char* const (&keys)[N], json& annotations) {
+  for (const char* key : keys) {
     if (has_annotation(obj, key)) annotations[key] = nullptr;
   }
 }
@@ -38,6 +48,8 @@ void clear_marks(const json& obj, json& annotations) {
 std::string with_reason(std::string message, const std::string& reason) {
   return reason.empty() ? message : message + ": " + reason;
 }
+
+void add_note(std::string& note, const std::string& text) { note += (note.empty() ? "" : ", ") + text; }
 
 }  // namespace
 
@@ -51,9 +63,33 @@ ObjectState read_state(const json& obj) {
   s.suspended_at = string_at(obj, "annotations", kSuspendedAtAnnotation);
   s.reason = string_at(obj, "annotations", kReasonAnnotation);
   s.reconcile_label = string_at(obj, "labels", kReconcileLabel);
-  s.has_marks = has_annotation(obj, kSuspendedByAnnotation) || has_annotation(obj, kSuspendedAtAnnotation) ||
-                has_annotation(obj, kReasonAnnotation);
+  s.has_marks = std::any_of(std::begin(kMarkKeys), std::end(kMarkKeys), [&](const char* k) { return has_annotation(obj, k); });
+  s.override_state = string_at(obj, "annotations", kOverrideAnnotation);
+  s.override_until = string_at(obj, "annotations", kOverrideUntilAnnotation);
+  s.override_by = string_at(obj, "annotations", kOverrideByAnnotation);
+  s.override_at = string_at(obj, "annotations", kOverrideAtAnnotation);
+  s.override_reason = string_at(obj, "annotations", kOverrideReasonAnnotation);
+  s.has_override =
+      std::any_of(std::begin(kOverrideKeys), std::end(kOverrideKeys), [&](const char* k) { return has_annotation(obj, k); });
   return s;
+}
+
+SyncVerdict sync_verdict(const ObjectState& s, bool window_open, SysTime now) {
+  SyncVerdict v;
+  auto until = parse_rfc3339(s.override_until);
+  bool valid = (s.override_state == "open" || s.override_state == "closed") && until;
+  if (valid && now < *until) {
+    v.action = s.override_state == "open" ? Action::kOpen : Action::kClose;
+    v.override_mode = OverrideMode::kKeep;
+    v.cause = "override " + s.override_state + " until " + s.override_until;
+    return v;
+  }
+  // Expired or unreadable overrides go; the schedule decides again.
+  v.action = window_open ? Action::kOpen : Action::kClose;
+  v.override_mode = s.has_override ? OverrideMode::kClear : OverrideMode::kKeep;
+  v.cause = window_open ? "window open" : "window closed";
+  if (s.has_override) v.cause += valid ? " (override expired)" : " (unreadable override dropped)";
+  return v;
 }
 
 Decision decide(const json& obj, const PlanInput& in) {
@@ -62,6 +98,7 @@ Decision decide(const json& obj, const PlanInput& in) {
   json annotations = json::object();
   json labels = json::object();
   json spec = json::object();
+  const std::string cause = in.cause.empty() ? "" : " (" + in.cause + ")";
 
   std::string wanted_label;
   if (in.action == Action::kRelabel) wanted_label = in.label_value;
@@ -83,7 +120,7 @@ Decision decide(const json& obj, const PlanInput& in) {
           annotations[kReasonAnnotation] = nullptr;
         }
         d.event_reason = "WindowClosed";
-        d.event_message = with_reason("Suspended by windowctl: window closed", in.reason);
+        d.event_message = with_reason("Suspended by windowctl: window closed" + cause, in.reason);
       } else {
         // Already suspended (by us or anyone): its marks stay exactly as they are.
         d.outcome = Outcome::kAlreadyClosed;
@@ -94,7 +131,8 @@ Decision decide(const json& obj, const PlanInput& in) {
         d.outcome = Outcome::kHeld;
         d.event_reason = "WindowOpenHeld";
         d.event_type = "Warning";
-        d.event_message = with_reason("Left suspended: suspended by someone else, not windowctl (open --force resumes it)", in.reason);
+        d.event_message =
+            with_reason("Left suspended: suspended by someone else, not windowctl (open --force resumes it)" + cause, in.reason);
         return d;  // someone else's suspension: touch nothing, not even the label
       }
       if (s.suspended) {
@@ -103,20 +141,47 @@ Decision decide(const json& obj, const PlanInput& in) {
         annotations[kRequestedAtAnnotation] = in.token;
         d.wait_for_token = true;
         d.event_reason = "WindowOpened";
-        d.event_message = with_reason(s.marked ? "Resumed by windowctl: window opened"
-                                               : "Resumed by windowctl --force: it was suspended by someone else",
-                                      in.reason);
+        d.event_message = with_reason(
+            (s.marked ? "Resumed by windowctl: window opened" : "Resumed by windowctl --force: it was suspended by someone else") +
+                cause,
+            in.reason);
       } else {
         d.outcome = Outcome::kAlreadyOpen;
       }
-      clear_marks(obj, annotations);
+      clear(obj, kMarkKeys, annotations);
+      if (s.has_marks && !s.suspended) add_note(d.note, "stale marks cleared");
       break;
     case Action::kRelabel:
       d.outcome = label_differs ? Outcome::kRelabeled : Outcome::kAlreadyLabeled;
       break;
   }
 
-  if (label_differs) labels[kReconcileLabel] = wanted_label;
+  if (in.action != Action::kRelabel) {
+    const std::string state = in.action == Action::kOpen ? "open" : "closed";
+    if (in.override_mode == OverrideMode::kSet) {
+      bool same = s.override_state == state && s.override_until == in.override_until;
+      if (!same) {
+        annotations[kOverrideAnnotation] = state;
+        annotations[kOverrideUntilAnnotation] = in.override_until;
+        annotations[kOverrideAtAnnotation] = in.now;
+        annotations[kOverrideByAnnotation] = in.override_by;
+        if (!in.reason.empty()) {
+          annotations[kOverrideReasonAnnotation] = in.reason;
+        } else if (has_annotation(obj, kOverrideReasonAnnotation)) {
+          annotations[kOverrideReasonAnnotation] = nullptr;
+        }
+        add_note(d.note, state + " until " + in.override_until);
+      }
+    } else if (in.override_mode == OverrideMode::kClear && s.has_override) {
+      clear(obj, kOverrideKeys, annotations);
+      add_note(d.note, "override cleared");
+    }
+  }
+
+  if (label_differs) {
+    labels[kReconcileLabel] = wanted_label;
+    if (in.action != Action::kRelabel) add_note(d.note, "relabeled");
+  }
   if (spec.empty() && annotations.empty() && labels.empty()) return d;
 
   json patch = json::object();
@@ -129,9 +194,10 @@ Decision decide(const json& obj, const PlanInput& in) {
   if (!spec.empty()) patch["spec"] = spec;
   d.patch = patch;
   if (d.event_reason.empty()) {
-    d.event_reason = "WindowRelabeled";
-    d.event_message = label_differs ? with_reason(std::string("Set label ") + kReconcileLabel + "=" + wanted_label, in.reason)
-                                    : "Cleared stale windowctl marks";
+    d.event_reason = label_differs ? "WindowRelabeled" : "WindowUpdated";
+    d.event_message = with_reason(label_differs ? std::string("Set label ") + kReconcileLabel + "=" + wanted_label
+                                                : "Updated windowctl annotations: " + d.note,
+                                  in.reason);
   }
   if (d.event_type.empty()) d.event_type = "Normal";
   return d;
@@ -152,11 +218,8 @@ std::string outcome_text(Outcome o, bool dry_run) {
 
 std::string describe(const Decision& d, bool dry_run) {
   std::string text = outcome_text(d.outcome, dry_run);
-  bool settled = d.outcome == Outcome::kAlreadyOpen || d.outcome == Outcome::kAlreadyClosed;
-  if (!settled || !d.patch) return text;
-  bool relabels = d.patch->contains("metadata") && (*d.patch)["metadata"].contains("labels");
-  if (relabels) return text + (dry_run ? ", would relabel" : ", relabeled");
-  return text + (dry_run ? ", would clear stale marks" : ", stale marks cleared");
+  if (d.note.empty()) return text;
+  return text + (dry_run ? ", planned: " : ", ") + d.note;
 }
 
 std::string outcome_code(Outcome o) {

@@ -6,6 +6,8 @@
 #include <optional>
 #include <string>
 
+#include "timefmt.h"
+
 namespace windowctl {
 
 inline constexpr const char* kSuspendedByAnnotation = "windowctl.io/suspended-by";
@@ -14,8 +16,21 @@ inline constexpr const char* kReasonAnnotation = "windowctl.io/reason";
 inline constexpr const char* kSuspendedByValue = "windowctl";
 inline constexpr const char* kRequestedAtAnnotation = "reconcile.fluxcd.io/requestedAt";
 inline constexpr const char* kReconcileLabel = "kustomize.toolkit.fluxcd.io/reconcile";
+// A time-boxed override (open/close --for): sync keeps the object in that state until then.
+inline constexpr const char* kOverrideAnnotation = "windowctl.io/override";  // "open" or "closed"
+inline constexpr const char* kOverrideUntilAnnotation = "windowctl.io/override-until";
+inline constexpr const char* kOverrideAtAnnotation = "windowctl.io/override-at";
+inline constexpr const char* kOverrideByAnnotation = "windowctl.io/override-by";
+inline constexpr const char* kOverrideReasonAnnotation = "windowctl.io/override-reason";
 
 enum class Action { kOpen, kClose, kRelabel };
+
+// What a change does with a time-boxed override already on the object.
+enum class OverrideMode {
+  kClear,  // plain open/close: the explicit action wins, the override goes
+  kKeep,   // sync while the override is active
+  kSet,    // open/close --for: record a new override
+};
 
 struct PlanInput {
   Action action = Action::kClose;
@@ -25,6 +40,10 @@ struct PlanInput {
   std::string reason;          // --reason
   std::string now;             // RFC 3339, recorded as suspended-at
   std::string token;           // fresh requestedAt value for open
+  OverrideMode override_mode = OverrideMode::kClear;
+  std::string override_until;  // kSet: RFC 3339 end of the override
+  std::string override_by;     // kSet: who asked for it
+  std::string cause;           // Event message prefix, e.g. "window open per schedule"
 };
 
 struct ObjectState {
@@ -33,7 +52,13 @@ struct ObjectState {
   std::string suspended_at;
   std::string reason;
   std::string reconcile_label;  // "" when absent
-  bool has_marks = false;       // any windowctl annotation present
+  bool has_marks = false;       // any suspended-by/-at/reason mark present
+  std::string override_state;   // "open", "closed" or "" (none)
+  std::string override_until;
+  std::string override_by;
+  std::string override_at;
+  std::string override_reason;
+  bool has_override = false;    // any override annotation present
 };
 
 ObjectState read_state(const nlohmann::json& object);
@@ -47,14 +72,23 @@ struct Decision {
   std::string event_type;               // Normal or Warning
   std::string event_message;
   bool wait_for_token = false;  // --wait must see the token echoed in lastHandledReconcileAt
+  std::string note;             // what else the patch does: "relabeled", "open until T", ...
 };
 
 Decision decide(const nlohmann::json& object, const PlanInput& input);
 
+// sync: which action the schedule or an active override asks for, and what to do with the override.
+struct SyncVerdict {
+  Action action = Action::kClose;
+  OverrideMode override_mode = OverrideMode::kKeep;
+  std::string cause;  // "window open", "override open until T", ...
+};
+SyncVerdict sync_verdict(const ObjectState& state, bool window_open, SysTime now);
+
 // "closed", "already closed", "held: suspended by someone else"; with dry_run "would close".
 std::string outcome_text(Outcome outcome, bool dry_run);
-std::string outcome_code(Outcome outcome);
+std::string outcome_code(Outcome outcome);  // stable JSON value: "closed", "already-closed", ...
 // outcome_text plus what a write on an already-settled object did ("already open, relabeled").
-std::string describe(const Decision& decision, bool dry_run);  // stable JSON value: "closed", "already-closed", ...
+std::string describe(const Decision& decision, bool dry_run);
 
 }  // namespace windowctl

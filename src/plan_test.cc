@@ -207,3 +207,104 @@ TEST_CASE("every state, action and flag: the patch reaches the goal and a second
             }
   CHECK(cases == 4 * 4 * 3 * 3 * 2 * 2);
 }
+
+TEST_CASE("open --for records a time-boxed override in the same patch") {
+  PlanInput in = input(Action::kOpen, false, false, "INC-123");
+  in.override_mode = OverrideMode::kSet;
+  in.override_until = "2026-11-22T10:00:00Z";
+  in.override_by = "alice";
+  auto d = decide(object(true, kMarks), in);
+  CHECK(d.outcome == Outcome::kOpened);
+  const auto& ann = (*d.patch)["metadata"]["annotations"];
+  CHECK(ann[kOverrideAnnotation] == "open");
+  CHECK(ann[kOverrideUntilAnnotation] == "2026-11-22T10:00:00Z");
+  CHECK(ann[kOverrideAtAnnotation] == "2026-11-22T08:00:00Z");
+  CHECK(ann[kOverrideByAnnotation] == "alice");
+  CHECK(ann[kOverrideReasonAnnotation] == "INC-123");
+  CHECK((*d.patch)["spec"]["suspend"].is_null());
+  CHECK(describe(d, false) == "opened, open until 2026-11-22T10:00:00Z");
+  // Same override again: nothing to write.
+  auto again = decide(merged(object(true, kMarks), *d.patch), in);
+  CHECK_FALSE(again.patch);
+  // On an object that is already open, only the override is written.
+  auto settled = decide(object(nullptr), in);
+  CHECK(settled.outcome == Outcome::kAlreadyOpen);
+  REQUIRE(settled.patch);
+  CHECK_FALSE(settled.patch->contains("spec"));
+  CHECK(settled.event_reason == "WindowUpdated");
+}
+
+TEST_CASE("close --for freezes closed; a plain open or close clears the override") {
+  PlanInput in = input(Action::kClose);
+  in.override_mode = OverrideMode::kSet;
+  in.override_until = "2026-11-22T20:00:00Z";
+  json obj = object(nullptr);
+  auto d = decide(obj, in);
+  json after = merged(obj, *d.patch);
+  CHECK(read_state(after).override_state == "closed");
+  CHECK(read_state(after).marked);
+  auto plain_open = decide(after, input(Action::kOpen));
+  json opened = merged(after, *plain_open.patch);
+  CHECK_FALSE(read_state(opened).has_override);
+  CHECK_FALSE(read_state(opened).suspended);
+  CHECK(describe(plain_open, false) == "opened, override cleared");
+  PlanInput keep = input(Action::kClose);
+  keep.override_mode = OverrideMode::kKeep;
+  CHECK_FALSE(decide(after, keep).patch);
+}
+
+TEST_CASE("sync verdict: an active override wins, an expired one is dropped") {
+  SysTime now = *parse_rfc3339("2026-11-22T08:00:00Z");
+  ObjectState none;
+  CHECK(sync_verdict(none, true, now).action == Action::kOpen);
+  CHECK(sync_verdict(none, false, now).action == Action::kClose);
+  CHECK(sync_verdict(none, false, now).override_mode == OverrideMode::kKeep);
+  CHECK(sync_verdict(none, false, now).cause == "window closed");
+
+  ObjectState active;
+  active.override_state = "open";
+  active.override_until = "2026-11-22T10:00:00Z";
+  active.has_override = true;
+  auto v = sync_verdict(active, false, now);
+  CHECK(v.action == Action::kOpen);
+  CHECK(v.override_mode == OverrideMode::kKeep);
+  CHECK(v.cause == "override open until 2026-11-22T10:00:00Z");
+
+  auto expired = sync_verdict(active, false, *parse_rfc3339("2026-11-22T10:00:00Z"));
+  CHECK(expired.action == Action::kClose);
+  CHECK(expired.override_mode == OverrideMode::kClear);
+  CHECK(expired.cause == "window closed (override expired)");
+
+  ObjectState garbage;
+  garbage.override_state = "maybe";
+  garbage.override_until = "soon";
+  garbage.has_override = true;
+  auto dropped = sync_verdict(garbage, true, now);
+  CHECK(dropped.action == Action::kOpen);
+  CHECK(dropped.override_mode == OverrideMode::kClear);
+  CHECK(dropped.cause == "window open (unreadable override dropped)");
+}
+
+TEST_CASE("sync converges: applying its decision and deciding again writes nothing") {
+  SysTime now = *parse_rfc3339("2026-11-22T08:00:00Z");
+  const json override_open = {{kOverrideAnnotation, "open"}, {kOverrideUntilAnnotation, "2026-11-22T09:00:00Z"}};
+  const json override_expired = {{kOverrideAnnotation, "closed"}, {kOverrideUntilAnnotation, "2026-11-22T07:00:00Z"}};
+  for (const json& suspend : {json(nullptr), json(true)})
+    for (const json& ann : {json::object(), kMarks, override_open, override_expired})
+      for (bool window_open : {false, true}) {
+        json obj = object(suspend, ann);
+        SyncVerdict v = sync_verdict(read_state(obj), window_open, now);
+        PlanInput in = input(v.action);
+        in.override_mode = v.override_mode;
+        in.cause = v.cause;
+        auto d = decide(obj, in);
+        json after = d.patch ? merged(obj, *d.patch) : obj;
+        SyncVerdict v2 = sync_verdict(read_state(after), window_open, now);
+        PlanInput in2 = input(v2.action);
+        in2.override_mode = v2.override_mode;
+        CAPTURE(obj.dump());
+        CAPTURE(window_open);
+        CHECK_FALSE(decide(after, in2).patch);
+        if (d.outcome != Outcome::kHeld) CHECK(read_state(after).suspended == (v.action == Action::kClose));
+      }
+}

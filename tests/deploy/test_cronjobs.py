@@ -3,7 +3,7 @@ import re
 
 import pytest
 
-from conftest import KUSTOMIZE, MANIFESTS, WINDOWCTL_TARGETS, job_args, of_kind, pod_spec, rel, render
+from deploy_util import KUSTOMIZE, MANIFESTS, WINDOWCTL_TARGETS, job_args, of_kind, pod_spec, rel, render
 import restricted
 
 IMAGE = re.compile(r"^ghcr\.io/windowctl/windowctl(:[\w][\w.-]{0,127})?(@sha256:[0-9a-f]{64})?$")

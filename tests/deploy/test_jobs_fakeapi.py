@@ -5,7 +5,7 @@ import copy
 
 import pytest
 
-from conftest import KUSTOMIZE, WINDOWCTL_TARGETS, job_args, of_kind, one, rel, render, render_with_components
+from deploy_util import KUSTOMIZE, WINDOWCTL_TARGETS, job_args, of_kind, one, rel, render, render_with_components
 
 BASE = render(KUSTOMIZE / "base")
 BASE_ROLE = one(BASE, "Role", "windowctl")

@@ -2,7 +2,7 @@
 import pytest
 import yaml
 
-from conftest import KUSTOMIZE, MANIFESTS, kustomization_dirs, of_kind, one, rel, render
+from deploy_util import KUSTOMIZE, MANIFESTS, kustomization_dirs, of_kind, one, rel, render
 
 RENDERED = kustomization_dirs(KUSTOMIZE, MANIFESTS)
 BASE_RULES = [

@@ -5,7 +5,7 @@ import pathlib
 import pytest
 import yaml
 
-from conftest import (KUSTOMIZE, MANIFESTS, REPO, job_args, kustomization_dirs, of_kind, one, rel, render,
+from deploy_util import (KUSTOMIZE, MANIFESTS, REPO, job_args, kustomization_dirs, of_kind, one, rel, render,
                       render_text, render_with_components)
 
 ALL_DIRS = kustomization_dirs(KUSTOMIZE, MANIFESTS)

@@ -4,7 +4,7 @@ import subprocess
 
 import pytest
 
-from conftest import SA_USER, lines
+from e2e_util import SA_USER, lines
 
 TARGETS = ["--kustomizations", "apps-rw"]
 

@@ -5,7 +5,7 @@ import subprocess
 
 import pytest
 
-from conftest import KS, SA_USER, json_out, lines
+from e2e_util import KS, SA_USER, json_out, lines
 
 TARGETS = ["--kustomizations", "apps-rw"]
 
@@ -184,7 +184,7 @@ def test_dry_run_writes_nothing(wctl, api):
     p = wctl.run("close", "--kustomizations", "apps-rw,apps-rt", "--dry-run", "--relabel")
     assert p.returncode == 0
     out = lines(p.stdout)
-    assert out[0].startswith("flux-system/apps-rw would close (running) patch {")
+    assert out[0].startswith("flux-system/apps-rw would close, planned: relabeled (running) patch {")
     patch = json.loads(out[0].split(" patch ", 1)[1])
     assert patch["spec"] == {"suspend": True}
     assert patch["metadata"]["labels"] == {"kustomize.toolkit.fluxcd.io/reconcile": "disabled"}
@@ -320,7 +320,7 @@ users:
 
 
 def test_api_version_discovery_for_old_flux(tmp_path):
-    from conftest import FakeApiServer, Windowctl
+    from e2e_util import FakeApiServer, Windowctl
     srv = FakeApiServer(str(tmp_path / "api"), served_versions={"kustomize.toolkit.fluxcd.io": ["v1beta2"]})
     srv.start()
     try:

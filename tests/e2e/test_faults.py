@@ -6,7 +6,7 @@ import time
 
 import pytest
 
-from conftest import KS, SA_USER, lines
+from e2e_util import KS, SA_USER, lines
 
 TARGETS = ["--kustomizations", "apps-rw"]
 OBJ = "/apis/kustomize.toolkit.fluxcd.io/v1/namespaces/flux-system/kustomizations/apps-rw"

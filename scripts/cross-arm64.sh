@@ -1,0 +1,101 @@
+#!/usr/bin/env bash
+# Cross-compiles windowctl for linux/arm64 into build-arm64/ with Debian's cross toolchain and
+# cmake/aarch64-linux-gnu.cmake, checks that the result is a static aarch64 executable, runs the
+# unit tests and `windowctl version` under qemu-user. Idempotent; run from a fresh clone as root
+# (or with sudo available).
+#
+# The arm64 libraries that are linked in (libssl.a, libcrypto.a, libyaml-cpp.a) are not
+# installed but unpacked into build-arm64/arm64-root: libyaml-cpp-dev is not "Multi-Arch: same",
+# so installing libyaml-cpp-dev:arm64 would remove the native libyaml-cpp-dev the other builds
+# need. The machine itself only gains the arm64 architecture in dpkg and the packages below.
+set -euo pipefail
+cd "$(dirname "$0")/.."
+
+die() { echo "cross-arm64: FAIL: $*" >&2; exit 1; }
+step() { echo "== cross-arm64: $*"; }
+start=$SECONDS
+
+sudo_cmd=""
+[ "$(id -u)" -eq 0 ] || sudo_cmd="sudo"
+export DEBIAN_FRONTEND=noninteractive
+
+# Build tools and the header-only libraries, from the build machine's own architecture.
+native=(
+  cmake ninja-build file dpkg-dev
+  crossbuild-essential-arm64 qemu-user-static
+  nlohmann-json3-dev libspdlog-dev libfmt-dev doctest-dev libcli11-dev
+)
+# Unpacked into the arm64 root, not installed (see above). Their headers come along.
+arm64_debs=(libssl-dev libyaml-cpp-dev)
+
+installed() { dpkg-query -W -f='${Status}' "$1" 2>/dev/null | grep -q "install ok installed"; }
+missing=()
+for p in "${native[@]}"; do installed "$p" || missing+=("$p"); done
+updated=0
+if ! dpkg --print-foreign-architectures | grep -qx arm64; then
+  step "adding the arm64 architecture to dpkg"
+  $sudo_cmd dpkg --add-architecture arm64
+  updated=1
+fi
+arm64_known() { apt-cache show "libssl-dev:arm64" >/dev/null 2>&1; }
+if [ "$updated" = 1 ] || [ ${#missing[@]} -gt 0 ] || ! arm64_known; then
+  step "apt-get update"
+  $sudo_cmd apt-get update -qq || die "apt-get update failed"
+fi
+if [ ${#missing[@]} -gt 0 ]; then
+  step "installing: ${missing[*]}"
+  $sudo_cmd apt-get install -y -qq --no-install-recommends "${missing[@]}" >/dev/null \
+    || die "apt-get install ${missing[*]} failed"
+fi
+arm64_known || die "apt knows no arm64 packages (is arm64 in the apt sources' architectures?)"
+
+# The arm64 root: re-made whenever the candidate versions change.
+root="$PWD/build-arm64/arm64-root"
+want=""
+for p in "${arm64_debs[@]}"; do
+  v=$(apt-cache policy "$p:arm64" | awk '/Candidate:/ {print $2}')
+  [ -n "$v" ] && [ "$v" != "(none)" ] || die "no candidate version of $p:arm64"
+  want+="$p:arm64=$v "
+done
+if [ "$(cat "$root/.stamp" 2>/dev/null)" != "$want" ]; then
+  step "unpacking $want into build-arm64/arm64-root"
+  rm -rf "$root" build-arm64/debs
+  mkdir -p "$root" build-arm64/debs
+  # apt-get download runs as the _apt user where it can; a folder it may write to avoids a warning.
+  (cd build-arm64/debs && apt-get download -qq $want) || die "apt-get download $want failed"
+  for deb in build-arm64/debs/*.deb; do dpkg-deb -x "$deb" "$root"; done
+  echo "$want" >"$root/.stamp"
+fi
+for lib in libssl.a libcrypto.a libyaml-cpp.a; do
+  [ -f "$root/usr/lib/aarch64-linux-gnu/$lib" ] || die "$lib missing from $root"
+done
+
+step "configure and build (MinSizeRel, static, cmake/aarch64-linux-gnu.cmake)"
+cmake -S . -B build-arm64 -G Ninja -DCMAKE_BUILD_TYPE=MinSizeRel -DWINDOWCTL_STATIC=ON \
+  -DCMAKE_TOOLCHAIN_FILE="$PWD/cmake/aarch64-linux-gnu.cmake" \
+  -DWINDOWCTL_CROSS_ROOT="$root" >/dev/null || die "cmake configure failed"
+for lib in SSL_LIB CRYPTO_LIB YAML_LIB; do
+  found=$(sed -n "s/^$lib:FILEPATH=//p" build-arm64/CMakeCache.txt)
+  case "$found" in
+    "$root"/usr/lib/aarch64-linux-gnu/*.a) ;;
+    *) die "$lib is $found, not the arm64 static archive under $root" ;;
+  esac
+done
+cmake --build build-arm64 || die "build failed"
+
+bin=build-arm64/windowctl
+info=$(file -b "$bin")
+echo "file: $info"
+case "$info" in *"ARM aarch64"*) ;; *) die "$bin is not an ARM aarch64 executable" ;; esac
+case "$info" in *"statically linked"*) ;; *) die "$bin is not statically linked" ;; esac
+
+step "unit tests under qemu-aarch64-static"
+(cd build-arm64 && ctest --output-on-failure) || die "unit tests failed under qemu"
+
+step "windowctl version under qemu-aarch64-static"
+out=$(qemu-aarch64-static "$bin" version) || die "qemu-aarch64-static $bin version exited $?"
+echo "$out"
+case "$out" in "windowctl "*) ;; *) die "windowctl version printed \"$out\", not \"windowctl ...\"" ;; esac
+
+size=$(stat -c %s "$bin")
+echo "cross-arm64: OK: $bin ($size bytes, $(awk -v s="$size" 'BEGIN{printf "%.1f MiB", s/1048576}')), $((SECONDS - start)) s"
