@@ -61,8 +61,9 @@ if [ "$(cat "$root/.stamp" 2>/dev/null)" != "$want" ]; then
   step "unpacking $want into build-arm64/arm64-root"
   rm -rf "$root" build-arm64/debs
   mkdir -p "$root" build-arm64/debs
-  # apt-get download runs as the _apt user where it can; a folder it may write to avoids a warning.
-  (cd build-arm64/debs && apt-get download -qq $want) || die "apt-get download $want failed"
+  # Sandbox user root: _apt may not write into this folder, and apt would warn about that.
+  (cd build-arm64/debs && apt-get download -qq -o APT::Sandbox::User=root $want) \
+    || die "apt-get download $want failed"
   for deb in build-arm64/debs/*.deb; do dpkg-deb -x "$deb" "$root"; done
   echo "$want" >"$root/.stamp"
 fi
@@ -89,8 +90,14 @@ echo "file: $info"
 case "$info" in *"ARM aarch64"*) ;; *) die "$bin is not an ARM aarch64 executable" ;; esac
 case "$info" in *"statically linked"*) ;; *) die "$bin is not statically linked" ;; esac
 
-step "unit tests under qemu-aarch64-static"
-(cd build-arm64 && ctest --output-on-failure) || die "unit tests failed under qemu"
+# The unit tests, run directly rather than through ctest so that one case can be left out:
+# posix_spawn reports a command that cannot be executed through memory it shares with the
+# vfork()ed child, which qemu-user emulates with a plain fork(), so under qemu an absent exec
+# plugin shows as "exit 127" instead of "cannot be started". Not a fault of the arm64 binary.
+qemu_only_skip="running a plugin: token out, failures with their stderr"
+step "unit tests under qemu-aarch64-static (skipping \"$qemu_only_skip\": qemu-user cannot report a failed exec through posix_spawn)"
+qemu-aarch64-static -L /usr/aarch64-linux-gnu build-arm64/windowctl_tests \
+  --test-case-exclude="$qemu_only_skip" || die "unit tests failed under qemu"
 
 step "windowctl version under qemu-aarch64-static"
 out=$(qemu-aarch64-static "$bin" version) || die "qemu-aarch64-static $bin version exited $?"

@@ -148,6 +148,11 @@ class Runner {
     auto now = std::chrono::system_clock::now();
     in.now = rfc3339(now);
     in.token = rfc3339_nano(now);
+    if (opt_.override_for.count() > 0) {
+      in.override_mode = OverrideMode::kSet;
+      in.override_until = rfc3339(std::chrono::floor<std::chrono::seconds>(now + opt_.override_for));
+      in.override_by = opt_.identity;
+    }
     return in;
   }
 

@@ -27,6 +27,8 @@ struct CommandOptions {
   std::chrono::milliseconds wait_timeout{std::chrono::minutes(5)};
   std::chrono::milliseconds poll_interval{std::chrono::seconds(1)};
   std::string reason;
+  std::chrono::milliseconds override_for{0};  // open/close --for: keep that state until now + this
+  std::string identity;                        // recorded as override-by
   OutputFormat output = OutputFormat::kText;
 };
 

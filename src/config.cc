@@ -8,6 +8,9 @@
 #include <sstream>
 #include <sys/stat.h>
 
+#include <nlohmann/json.hpp>
+#include <openssl/evp.h>
+
 namespace windowctl {
 
 Getenv process_getenv() {
@@ -25,6 +28,39 @@ std::string read_file(const std::string& path, const std::string& what) {
   ss << in.rdbuf();
   if (in.bad()) throw ConfigError("cannot read " + what + " " + path + ": " + std::strerror(errno));
   return ss.str();
+}
+
+std::string base64_decode(const std::string& text, const std::string& what) {
+  std::string clean;
+  for (char c : text) {
+    if (!std::isspace(static_cast<unsigned char>(c))) clean += c;
+  }
+  if (clean.size() % 4 != 0) throw ConfigError(what + " is not valid base64");
+  std::string out(clean.size() / 4 * 3, '\0');
+  int n = EVP_DecodeBlock(reinterpret_cast<unsigned char*>(out.data()), reinterpret_cast<const unsigned char*>(clean.data()),
+                          static_cast<int>(clean.size()));
+  if (n < 0) throw ConfigError(what + " is not valid base64");
+  // EVP_DecodeBlock counts padding as output bytes.
+  std::size_t pad = 0;
+  if (!clean.empty() && clean.back() == '=') ++pad;
+  if (clean.size() > 1 && clean[clean.size() - 2] == '=') ++pad;
+  out.resize(static_cast<std::size_t>(n) - pad);
+  return out;
+}
+
+std::string token_subject(const std::string& token) {
+  auto first = token.find('.');
+  auto second = token.find('.', first + 1);
+  if (first == std::string::npos || second == std::string::npos) return {};
+  std::string payload = token.substr(first + 1, second - first - 1);
+  for (char& c : payload) c = c == '-' ? '+' : c == '_' ? '/' : c;
+  while (payload.size() % 4) payload += '=';
+  try {
+    auto claims = nlohmann::json::parse(base64_decode(payload, "token"), nullptr, false);
+    if (claims.is_object() && claims.contains("sub") && claims["sub"].is_string()) return claims["sub"].get<std::string>();
+  } catch (const ConfigError&) {
+  }
+  return {};
 }
 
 std::pair<std::string, int> parse_server_url(const std::string& url) {
@@ -77,6 +113,8 @@ Config in_cluster_config(const Getenv& getenv) {
   }
   if (c.credentials.token.empty()) throw ConfigError("ServiceAccount token " + c.credentials.token_file + " is empty");
   c.origin = "in-cluster (" + dir + ")";
+  c.identity = token_subject(c.credentials.token);
+  if (c.identity.empty()) c.identity = "in-cluster ServiceAccount";
   return c;
 }
 

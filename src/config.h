@@ -44,6 +44,7 @@ struct Config {
   Credentials credentials;
   std::string namespace_;  // the context's namespace; empty when none
   std::string origin;      // for messages: "in-cluster" or "kubeconfig PATH, context NAME"
+  std::string identity;    // who acts, for override records: kubeconfig user or ServiceAccount name
 };
 
 // The process environment, injectable for tests.
@@ -66,6 +67,12 @@ Config kubeconfig_config(const std::vector<std::string>& paths, const std::strin
 
 // https://host[:port] → host and port; rejects plain http and paths.
 std::pair<std::string, int> parse_server_url(const std::string& url);
+
+std::string base64_decode(const std::string& text, const std::string& what);
+
+// The `sub` claim of a JWT bearer token (a ServiceAccount's name), read without verifying it:
+// it only labels who set an override. Empty when the token is not a JWT.
+std::string token_subject(const std::string& token);
 
 std::string read_file(const std::string& path, const std::string& what);
 

@@ -90,3 +90,13 @@ TEST_CASE("infer: --kubeconfig, then KUBECONFIG, then in-cluster, then ~/.kube/c
   vars["HOME"] = dir.path() + "/nowhere";
   CHECK_THROWS_WITH_AS(infer_config({}, env(vars)), doctest::Contains("no cluster configuration"), ConfigError);
 }
+
+TEST_CASE("the subject of a ServiceAccount token labels who acted") {
+  // header {"alg":"none"}, payload {"sub":"system:serviceaccount:flux-system:windowctl"}
+  std::string jwt = "eyJhbGciOiJub25lIn0.eyJzdWIiOiJzeXN0ZW06c2VydmljZWFjY291bnQ6Zmx1eC1zeXN0ZW06d2luZG93Y3RsIn0.sig";
+  CHECK(token_subject(jwt) == "system:serviceaccount:flux-system:windowctl");
+  CHECK(token_subject("opaque-token") == "");
+  CHECK(token_subject("a.!!!.c") == "");
+  CHECK(base64_decode("Q0EtUEVN", "x") == "CA-PEM");
+  CHECK_THROWS_AS(base64_decode("abc", "x"), ConfigError);
+}

@@ -2,7 +2,6 @@
 #include <yaml-cpp/yaml.h>
 
 #include <map>
-#include <openssl/evp.h>
 
 #include "config.h"
 
@@ -43,24 +42,6 @@ bool boolean(const YAML::Node& node, const char* key) {
   } catch (const YAML::Exception&) {
     throw ConfigError(std::string("field ") + key + " must be true or false");
   }
-}
-
-std::string base64_decode(const std::string& text, const std::string& what) {
-  std::string clean;
-  for (char c : text) {
-    if (!std::isspace(static_cast<unsigned char>(c))) clean += c;
-  }
-  if (clean.size() % 4 != 0) throw ConfigError(what + " is not valid base64");
-  std::string out(clean.size() / 4 * 3, '\0');
-  int n = EVP_DecodeBlock(reinterpret_cast<unsigned char*>(out.data()), reinterpret_cast<const unsigned char*>(clean.data()),
-                          static_cast<int>(clean.size()));
-  if (n < 0) throw ConfigError(what + " is not valid base64");
-  // EVP_DecodeBlock counts padding as output bytes.
-  std::size_t pad = 0;
-  if (!clean.empty() && clean.back() == '=') ++pad;
-  if (clean.size() > 1 && clean[clean.size() - 2] == '=') ++pad;
-  out.resize(static_cast<std::size_t>(n) - pad);
-  return out;
 }
 
 // Finds entry `name` in the named list `key` (clusters, users, contexts) of the first file that has it.
@@ -149,6 +130,7 @@ Config kubeconfig_config(const std::vector<std::string>& paths, const std::strin
     Config c;
     c.origin = "kubeconfig " + first + ", context " + context_name;
     c.namespace_ = str(context, "namespace");
+    c.identity = str(context, "user");
     c.server = str(cluster, "server");
     if (c.server.empty()) throw ConfigError("cluster " + cluster_name + " has no server");
     std::tie(c.host, c.port) = parse_server_url(c.server);

@@ -23,6 +23,7 @@ struct Flags {
   std::string kubeconfig, context, ns, kind = "Kustomization", api_version, selector;
   std::vector<std::string> names;
   bool all = false, force = false, relabel = false, dry_run = false, wait = false, verbose = false;
+  std::string override_for;
   std::string timeout = "5m", request_timeout = "30s", poll_interval = "1s", reason, reconcile;
   std::string output = "text", log_format = "text";
 };
@@ -64,11 +65,15 @@ int run(int argc, char** argv) {
   auto* close = app.add_subcommand("close", "Suspend the targets (spec.suspend: true) and mark them as suspended by windowctl");
   add_targets(close, f, true);
   close->add_flag("--relabel", f.relabel, "Also set kustomize.toolkit.fluxcd.io/reconcile=disabled, so a parent Kustomization leaves them alone");
+  close->add_option("--for", f.override_for, "Keep them closed this long even if the window says open (sync honours it)")
+      ->type_name("DURATION");
 
   auto* open = app.add_subcommand("open", "Resume what windowctl suspended and request a reconcile now");
   add_targets(open, f, true);
   open->add_flag("--relabel", f.relabel, "Also set kustomize.toolkit.fluxcd.io/reconcile=enabled");
   open->add_flag("--force", f.force, "Also resume objects suspended by someone else");
+  open->add_option("--for", f.override_for, "Keep them open this long even if the window says closed (sync honours it)")
+      ->type_name("DURATION");
   open->add_flag("--wait", f.wait, "Wait until Flux has reconciled the targets and they are Ready");
   open->add_option("--timeout", f.timeout, "How long --wait waits")->type_name("DURATION");
   open->add_option("--poll-interval", f.poll_interval, "How often --wait reads the targets")->group("");
@@ -127,11 +132,16 @@ int run(int argc, char** argv) {
     opt.dry_run = f.dry_run;
     opt.wait = f.wait;
     opt.reason = f.reason;
+    if (!f.override_for.empty()) {
+      opt.override_for = duration_flag("--for", f.override_for);
+      if (opt.override_for.count() <= 0) throw ConfigError("--for must be longer than 0");
+    }
     opt.output = f.output == "json" ? OutputFormat::kJson : OutputFormat::kText;
 
     Config config = infer_config({f.kubeconfig, f.context}, process_getenv());
     opt.ns = !f.ns.empty() ? f.ns : !config.namespace_.empty() ? config.namespace_ : "flux-system";
     spdlog::debug("using {} at {}", config.origin, config.server);
+    opt.identity = config.identity;
     Client client(std::move(config), client_options);
     return run_command(client, opt);
   } catch (const ConfigError& e) {

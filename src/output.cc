@@ -65,6 +65,10 @@ StatusRow status_row(const KindAdapter& kind, const json& object) {
   row.ready = ready.status.empty() ? "Unknown" : ready.status;
   row.message = ready.message;
   row.revision = kind.revision(object);
+  row.override_state = s.override_state;
+  row.override_until = s.override_until;
+  row.override_by = s.override_by;
+  row.override_reason = s.override_reason;
   return row;
 }
 
@@ -91,15 +95,28 @@ std::string render_status(const std::vector<StatusRow>& rows, OutputFormat forma
   if (format == OutputFormat::kJson) {
     json list = json::array();
     for (const auto& r : rows) {
-      list.push_back({{"namespace", r.ns}, {"name", r.name}, {"suspended", r.suspended}, {"suspendedBy", r.by == "-" ? "" : r.by},
-                      {"since", r.since}, {"reason", r.reason}, {"ready", r.ready}, {"revision", r.revision}, {"message", r.message}});
+      json item = {{"namespace", r.ns}, {"name", r.name}, {"suspended", r.suspended}, {"suspendedBy", r.by == "-" ? "" : r.by},
+                   {"since", r.since}, {"reason", r.reason}, {"ready", r.ready}, {"revision", r.revision}, {"message", r.message}};
+      item["override"] = r.override_state.empty() ? json(nullptr)
+                                                  : json{{"state", r.override_state}, {"until", r.override_until},
+                                                         {"by", r.override_by}, {"reason", r.override_reason}};
+      list.push_back(item);
     }
     return json{{"items", list}}.dump(2, ' ', false, json::error_handler_t::replace) + "\n";
   }
-  std::vector<std::vector<std::string>> table = {{"NAMESPACE", "NAME", "SUSPENDED", "BY", "SINCE", "READY", "REVISION", "MESSAGE"}};
+  // The OVERRIDE column appears only when some row has one, so the usual table stays as flux's.
+  bool overrides = std::any_of(rows.begin(), rows.end(), [](const StatusRow& r) { return !r.override_state.empty(); });
+  std::vector<std::vector<std::string>> table = {{"NAMESPACE", "NAME", "SUSPENDED", "BY", "SINCE", "READY", "REVISION"}};
+  if (overrides) table[0].push_back("OVERRIDE");
+  table[0].push_back("MESSAGE");
   for (const auto& r : rows) {
     table.push_back({r.ns, r.name, r.suspended ? "True" : "False", r.by, r.since.empty() ? "-" : r.since, r.ready,
-                     r.revision.empty() ? "-" : r.revision, one_line(r.message)});
+                     r.revision.empty() ? "-" : r.revision});
+    if (overrides) {
+      table.back().push_back(r.override_state.empty() ? "-" : r.override_state + " until " + r.override_until +
+                                                                  (r.override_by.empty() ? "" : " by " + r.override_by));
+    }
+    table.back().push_back(one_line(r.message));
   }
   std::vector<std::size_t> width(table[0].size(), 0);
   for (const auto& line : table)

@@ -40,6 +40,10 @@ struct StatusRow {
   std::string ready;  // True, False, Unknown
   std::string revision;
   std::string message;
+  std::string override_state;  // open, closed or empty
+  std::string override_until;
+  std::string override_by;
+  std::string override_reason;
 };
 
 StatusRow status_row(const KindAdapter& kind, const nlohmann::json& object);

@@ -68,3 +68,18 @@ TEST_CASE("status rows say who suspended what") {
         "flux-system   apps-rw   True        windowctl   2026-11-19T17:00:00Z   True      main@sha1:abc   Applied revision: main@sha1:abc\n"
         "flux-system   apps-rt   False       -           -                      Unknown   -\n");
 }
+
+TEST_CASE("an override shows in its own column, only when there is one") {
+  const auto& ks = *find_kind("ks");
+  auto obj = json::parse(R"({"metadata":{"namespace":"flux-system","name":"apps-rw","annotations":{
+      "windowctl.io/override":"open","windowctl.io/override-until":"2026-11-22T10:00:00Z","windowctl.io/override-by":"alice",
+      "windowctl.io/override-reason":"INC-123"}},"spec":{}})");
+  auto row = status_row(ks, obj);
+  std::string table = render_status({row}, OutputFormat::kText);
+  CHECK(table.find("OVERRIDE") != std::string::npos);
+  CHECK(table.find("open until 2026-11-22T10:00:00Z by alice") != std::string::npos);
+  auto j = json::parse(render_status({row}, OutputFormat::kJson));
+  CHECK(j["items"][0]["override"]["reason"] == "INC-123");
+  auto plain = json::parse(render_status({status_row(ks, json::parse(R"({"metadata":{"name":"x"},"spec":{}})"))}, OutputFormat::kJson));
+  CHECK(plain["items"][0]["override"].is_null());
+}

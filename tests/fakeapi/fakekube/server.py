@@ -803,7 +803,7 @@ class FakeApiServer:
 
     def add_user(self, name, token=None, rules=None, cluster_admin=False):
         """Create (or replace) a user; returns its bearer token."""
-        token = token or rbac.new_token()
+        token = token or rbac.new_token(name)
         with self._lock:
             self._users[name] = User(name, token, rules, cluster_admin)
         return token
@@ -812,7 +812,7 @@ class FakeApiServer:
         """Grant the rules of a rendered Role/ClusterRole (dict or YAML text, multi-document allowed)."""
         with self._lock:
             if user not in self._users:
-                self._users[user] = User(user, rbac.new_token(), [], False)
+                self._users[user] = User(user, rbac.new_token(user), [], False)
             self._users[user].rules.extend(rbac.rules_from_role(role))
 
     def set_token(self, user, new_token, update_files=True):

@@ -1,0 +1,72 @@
+// Maintenance windows as code: "CRON for DURATION [in ZONE]", e.g. `0 8 * * MON for 81h in
+// Europe/Zurich` is open from Monday 08:00 to Thursday 17:00 Zurich time. Pure: the only I/O is
+// reading a zoneinfo file when a window names a zone.
+//
+// Semantics:
+// - A window is open at instant t iff some start s has s <= t < s + DURATION. The starts are the
+//   wall-clock minutes matching CRON (cron.h) in ZONE; DURATION is elapsed time, so a window
+//   over a DST change is an hour shorter or longer on the clock, never in length.
+// - A start whose wall time does not exist (spring-forward gap) moves forward by the gap's
+//   length: 02:30 becomes 03:30. A start in a repeated (fall-back) hour happens once, at its first
+//   occurrence. This is Python's zoneinfo with fold=0; see TimeZone::resolve.
+// - Overlapping or touching windows merge: [8:00, 9:00) and [9:00, 10:00) are one interval.
+// - A schedule is open iff inside an allow window, outside every deny window and outside every
+//   freeze: deny wins over allow, freeze over everything. With no allow window it is never open.
+// - Searches are bounded: next_windows looks 366 days plus the longest allow duration past `at`
+//   (the horizon) and at most 366 days back for the start of an interval open at `at`. An
+//   interval cut by either bound ends (starts) there and says so in Interval's flags.
+#pragma once
+
+#include <chrono>
+#include <string>
+#include <string_view>
+#include <vector>
+
+#include "cron.h"
+#include "timefmt.h"
+#include "zone.h"
+
+namespace windowctl {
+
+struct Window {
+  std::string text;  // as written, for messages
+  CronSchedule cron;
+  std::chrono::seconds duration{0};
+  TimeZone zone;  // UTC unless the window says "in ZONE"
+};
+
+// Throws ConfigError naming the bad part: `invalid window "0 8 * * MON for 81x": duration "81x"
+// is not a Go duration such as 90m or 81h`, or the cron or zone error unchanged.
+Window parse_window(std::string_view text);
+
+struct Interval {
+  SysTime start, end;            // [start, end)
+  bool starts_earlier = false;   // open since before the look-back bound, which `start` is
+  bool ends_later = false;       // still open at the horizon, which `end` is
+  bool operator==(const Interval&) const = default;
+};
+
+// `--freeze FROM/TO`, both RFC 3339, FROM before TO.
+Interval parse_freeze(std::string_view text);
+
+struct Schedule {
+  std::vector<Window> allow, deny;
+  std::vector<Interval> freeze;
+};
+
+bool is_open(const Schedule& schedule, SysTime t);
+
+// The next `count` intervals during which the schedule is open (allow minus deny minus freeze,
+// merged) that end after `at`, earliest first; the first may have begun before `at`. Fewer when
+// the horizon comes first.
+std::vector<Interval> next_windows(const Schedule& schedule, SysTime at, int count);
+
+// The window engine's start instants strictly after `after`, at most `count`, within 400 years:
+// what `cron` in `zone` starts, with the gap and repeated-hour rules above.
+std::vector<SysTime> next_starts(const CronSchedule& cron, const TimeZone& zone, SysTime after, int count);
+
+// RFC 3339 in the zone's offset at that instant: 2026-03-29T03:30:00+02:00; "Z" for offset 0, as
+// Go writes it. Offsets with seconds (local mean time before ~1900) are written in UTC.
+std::string format_local(SysTime t, const TimeZone& zone);
+
+}  // namespace windowctl
