@@ -118,13 +118,33 @@ class Runner {
 
   json get(const Target& t) { return client_.call("GET", object_path(kind_, version_, t.ns, t.name)); }
 
+  void add_window_columns(StatusRow& row, const json& object) const {
+    std::optional<Schedule> schedule;
+    try {
+      schedule = schedule_for(object, opt_.schedule);
+    } catch (const ConfigError& e) {
+      row.window = "invalid";
+      spdlog::warn("{}/{}: {}", row.ns, row.name, e.what());
+      return;
+    }
+    if (!schedule) return;
+    WindowState st = window_state(*schedule, std::chrono::system_clock::now());
+    row.window = st.open ? "open" : "closed";
+    std::optional<Interval> opening = st.next;
+    std::optional<Interval> closing = st.open ? st.current : st.next;
+    if (opening && !opening->starts_earlier) row.next_open = format_local(opening->start, *st.zone);
+    if (closing && !closing->ends_later) row.next_close = format_local(closing->end, *st.zone);
+  }
+
   bool status(const std::vector<Work>& work) {
     std::vector<StatusRow> rows;
     bool ok = true;
     for (const auto& w : work) {
       try {
         if (!discovery_error_.empty()) throw std::runtime_error(discovery_error_);
-        rows.push_back(status_row(kind_, w.listed ? *w.listed : get(w.target)));
+        json object = w.listed ? *w.listed : get(w.target);
+        rows.push_back(status_row(kind_, object));
+        add_window_columns(rows.back(), object);
       } catch (const TransportError& e) {
         if (e.kind == TransportError::Kind::kVerify) rethrow_verify_as_config(e);
         spdlog::error("{}: {}", w.target.id(), error_summary(e));
@@ -136,6 +156,18 @@ class Runner {
     }
     std::cout << render_status(rows, opt_.output) << std::flush;
     return ok;
+  }
+
+  // sync: the schedule (the object's own or the flags') or an active override picks the action.
+  PlanInput sync_input(const json& object, PlanInput in) const {
+    auto schedule = schedule_for(object, opt_.schedule);
+    if (!schedule) throw std::runtime_error(std::string("no window: pass --window or annotate the object with ") + kWindowAnnotation);
+    auto now = std::chrono::system_clock::now();
+    SyncVerdict v = sync_verdict(read_state(object), is_open(*schedule, now), now);
+    in.action = v.action;
+    in.override_mode = v.override_mode;
+    in.cause = v.cause;
+    return in;
   }
 
   PlanInput plan_input() const {
@@ -178,7 +210,7 @@ class Runner {
       try {
         if (!discovery_error_.empty()) throw std::runtime_error(discovery_error_);
         json object = attempt == 0 && w.listed ? *w.listed : get(w.target);
-        Decision d = decide(object, in);
+        Decision d = decide(object, opt_.command == "sync" ? sync_input(object, in) : in);
         r.decision = d;
         r.current = describe_state(object);
         if (opt_.dry_run) return r;

@@ -8,6 +8,7 @@
 #include "client.h"
 #include "output.h"
 #include "plan.h"
+#include "sync.h"
 
 namespace windowctl {
 
@@ -30,6 +31,7 @@ struct CommandOptions {
   std::chrono::milliseconds override_for{0};  // open/close --for: keep that state until now + this
   std::string identity;                        // recorded as override-by
   OutputFormat output = OutputFormat::kText;
+  Schedule schedule;  // sync, status: --window/--deny/--freeze (objects' annotations win)
 };
 
 // Exit code 0 or 1. Configuration errors surface as ConfigError before anything is written.

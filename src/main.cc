@@ -10,6 +10,8 @@
 #include "config.h"
 #include "kinds.h"
 #include "log.h"
+#include "output.h"
+#include "sync.h"
 #include "timefmt.h"
 #include "version.h"
 
@@ -23,7 +25,9 @@ struct Flags {
   std::string kubeconfig, context, ns, kind = "Kustomization", api_version, selector;
   std::vector<std::string> names;
   bool all = false, force = false, relabel = false, dry_run = false, wait = false, verbose = false;
-  std::string override_for;
+  std::string override_for, at;
+  std::vector<std::string> windows, denies, freezes;
+  int count = 5;
   std::string timeout = "5m", request_timeout = "30s", poll_interval = "1s", reason, reconcile;
   std::string output = "text", log_format = "text";
 };
@@ -82,14 +86,40 @@ int run(int argc, char** argv) {
   add_targets(relabel, f, true);
   relabel->add_option("--reconcile", f.reconcile, "enabled or disabled")->required()->check(CLI::IsMember({"enabled", "disabled"}));
 
+  auto add_schedule = [&f](CLI::App* cmd, bool required) {
+    auto* w = cmd->add_option("--window", f.windows, "\"CRON for DURATION [in ZONE]\", repeatable: when changes may happen")
+                  ->type_name("EXPR")
+                  ->delimiter('\0');
+    if (required) w->required();
+    cmd->add_option("--deny", f.denies, "\"CRON for DURATION [in ZONE]\", repeatable: never inside these (wins over --window)")
+        ->type_name("EXPR")
+        ->delimiter('\0');
+    cmd->add_option("--freeze", f.freezes, "FROM/TO (RFC 3339), repeatable: closed, whatever else says (wins over all)")
+        ->type_name("FROM/TO")
+        ->delimiter('\0');
+  };
+
+  auto* sync = app.add_subcommand("sync", "Open or close each target as its window says now (level-triggered; idempotent)");
+  add_targets(sync, f, true);
+  add_schedule(sync, false);
+  sync->add_flag("--relabel", f.relabel, "Also set kustomize.toolkit.fluxcd.io/reconcile to enabled/disabled");
+  sync->add_flag("--force", f.force, "When opening, also resume objects suspended by someone else");
+
+  auto* schedule = app.add_subcommand("schedule", "Say whether the window is open and list the next windows (no cluster needed)");
+  add_schedule(schedule, true);
+  schedule->add_option("--at", f.at, "Evaluate at this RFC 3339 instant instead of now")->type_name("TIME");
+  schedule->add_option("--count", f.count, "How many windows to list")->check(CLI::Range(1, 100000));
+  schedule->add_option("-o,--output", f.output, "text or json")->check(CLI::IsMember({"text", "json"}));
+
   auto* status = app.add_subcommand("status", "Show suspension, who suspended, readiness and revision (all in the namespace by default)");
   add_targets(status, f, false);
+  add_schedule(status, false);
 
   app.add_subcommand("version", "Print the version and commit");
 
-  const std::vector<std::string> commands = {"open", "close", "relabel", "status", "version"};
+  const std::vector<std::string> commands = {"open", "close", "relabel", "sync", "status", "schedule", "version"};
   if (argc > 1 && argv[1][0] != '-' && std::find(commands.begin(), commands.end(), argv[1]) == commands.end()) {
-    std::cerr << "windowctl: unknown command \"" << argv[1] << "\" (commands: open, close, relabel, status, version)\n";
+    std::cerr << "windowctl: unknown command \"" << argv[1] << "\" (commands: open, close, relabel, sync, status, schedule, version)\n";
     return kExitUsage;
   }
   try {
@@ -108,6 +138,17 @@ int run(int argc, char** argv) {
 
   setup_logging(f.log_format == "json" ? LogFormat::kJson : LogFormat::kText, f.verbose);
   try {
+    Schedule schedule_flags = parse_schedule({f.windows, f.denies, f.freezes});
+    if (cmd->get_name() == "schedule") {
+      SysTime at = std::chrono::system_clock::now();
+      if (!f.at.empty()) {
+        auto parsed = parse_rfc3339(f.at);
+        if (!parsed) throw ConfigError("invalid --at \"" + f.at + "\": use RFC 3339, e.g. 2026-03-29T01:30:00Z");
+        at = *parsed;
+      }
+      std::cout << render_schedule(schedule_flags, at, f.count, f.output == "json" ? OutputFormat::kJson : OutputFormat::kText);
+      return 0;
+    }
     CommandOptions opt;
     opt.command = cmd->get_name();
     opt.kind = find_kind(f.kind);
@@ -137,6 +178,7 @@ int run(int argc, char** argv) {
       if (opt.override_for.count() <= 0) throw ConfigError("--for must be longer than 0");
     }
     opt.output = f.output == "json" ? OutputFormat::kJson : OutputFormat::kText;
+    opt.schedule = std::move(schedule_flags);
 
     Config config = infer_config({f.kubeconfig, f.context}, process_getenv());
     opt.ns = !f.ns.empty() ? f.ns : !config.namespace_.empty() ? config.namespace_ : "flux-system";

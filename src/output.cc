@@ -91,12 +91,61 @@ std::string one_line(std::string s) {
 
 }  // namespace
 
+std::string render_schedule(const Schedule& schedule, SysTime at, int count, OutputFormat format) {
+  const TimeZone utc;
+  const TimeZone& zone = schedule.allow.empty() ? utc : schedule.allow.front().zone;
+  const bool open = is_open(schedule, at);
+  const auto windows = next_windows(schedule, at, count);
+  if (format == OutputFormat::kJson) {
+    // ordered_json keeps the documented key order: start before end.
+    nlohmann::ordered_json list = nlohmann::ordered_json::array();
+    for (const auto& w : windows) {
+      list.push_back({{"start", format_local(w.start, zone)}, {"end", format_local(w.end, zone)}});
+    }
+    return nlohmann::ordered_json{{"open", open}, {"windows", list}}.dump(2) + "\n";
+  }
+  auto until = [&](SysTime t) { return human_until(std::chrono::floor<std::chrono::seconds>(t - at)); };
+  std::string out;
+  if (open && !windows.empty() && windows.front().start <= at) {
+    const auto& w = windows.front();
+    out += "open: closes in " + until(w.end) + " (" + format_local(w.end, zone) + (w.ends_later ? ", or later" : "") + ")\n";
+  } else if (!windows.empty()) {
+    out += "closed: opens in " + until(windows.front().start) + " (" + format_local(windows.front().start, zone) + ")\n";
+  } else {
+    out += "closed: no window opens within the next year\n";
+  }
+  if (windows.empty()) return out;
+  std::vector<std::vector<std::string>> table = {{"START", "END", "START (UTC)", "END (UTC)", "LENGTH"}};
+  for (const auto& w : windows) {
+    table.push_back({format_local(w.start, zone), format_local(w.end, zone), rfc3339(w.start), rfc3339(w.end),
+                     human_until(std::chrono::floor<std::chrono::seconds>(w.end - w.start))});
+  }
+  out += "\n";
+  std::vector<std::size_t> width(table[0].size(), 0);
+  for (const auto& line : table)
+    for (std::size_t i = 0; i < line.size(); ++i) width[i] = std::max(width[i], line[i].size());
+  for (const auto& line : table) {
+    std::string text;
+    for (std::size_t i = 0; i < line.size(); ++i) {
+      text += line[i];
+      if (i + 1 < line.size()) text += std::string(width[i] - line[i].size() + 3, ' ');
+    }
+    out += text + "\n";
+  }
+  return out;
+}
+
 std::string render_status(const std::vector<StatusRow>& rows, OutputFormat format) {
   if (format == OutputFormat::kJson) {
     json list = json::array();
     for (const auto& r : rows) {
       json item = {{"namespace", r.ns}, {"name", r.name}, {"suspended", r.suspended}, {"suspendedBy", r.by == "-" ? "" : r.by},
                    {"since", r.since}, {"reason", r.reason}, {"ready", r.ready}, {"revision", r.revision}, {"message", r.message}};
+      if (!r.window.empty()) {
+        item["window"] = r.window;
+        item["nextOpen"] = r.next_open;
+        item["nextClose"] = r.next_close;
+      }
       item["override"] = r.override_state.empty() ? json(nullptr)
                                                   : json{{"state", r.override_state}, {"until", r.override_until},
                                                          {"by", r.override_by}, {"reason", r.override_reason}};
@@ -107,11 +156,16 @@ std::string render_status(const std::vector<StatusRow>& rows, OutputFormat forma
   // The OVERRIDE column appears only when some row has one, so the usual table stays as flux's.
   bool overrides = std::any_of(rows.begin(), rows.end(), [](const StatusRow& r) { return !r.override_state.empty(); });
   std::vector<std::vector<std::string>> table = {{"NAMESPACE", "NAME", "SUSPENDED", "BY", "SINCE", "READY", "REVISION"}};
+  bool windows = std::any_of(rows.begin(), rows.end(), [](const StatusRow& r) { return !r.window.empty(); });
+  if (windows) table[0].insert(table[0].end(), {"WINDOW", "NEXT OPEN", "NEXT CLOSE"});
   if (overrides) table[0].push_back("OVERRIDE");
   table[0].push_back("MESSAGE");
   for (const auto& r : rows) {
     table.push_back({r.ns, r.name, r.suspended ? "True" : "False", r.by, r.since.empty() ? "-" : r.since, r.ready,
                      r.revision.empty() ? "-" : r.revision});
+    if (windows) {
+      for (const std::string* v : {&r.window, &r.next_open, &r.next_close}) table.back().push_back(v->empty() ? "-" : *v);
+    }
     if (overrides) {
       table.back().push_back(r.override_state.empty() ? "-" : r.override_state + " until " + r.override_until +
                                                                   (r.override_by.empty() ? "" : " by " + r.override_by));

@@ -8,6 +8,7 @@
 
 #include "kinds.h"
 #include "plan.h"
+#include "window.h"
 
 namespace windowctl {
 
@@ -44,11 +45,18 @@ struct StatusRow {
   std::string override_until;
   std::string override_by;
   std::string override_reason;
+  std::string window;      // open, closed, invalid; empty when no schedule applies
+  std::string next_open;   // RFC 3339 in the window's zone
+  std::string next_close;
 };
 
 StatusRow status_row(const KindAdapter& kind, const nlohmann::json& object);
 // "running", "suspended by windowctl since T (reason)", "suspended by someone else"
 std::string describe_state(const nlohmann::json& object);
+// `windowctl schedule`: open now or not, and the next windows. JSON:
+// {"open": bool, "windows": [{"start": RFC 3339, "end": RFC 3339}]} in the first window's zone.
+std::string render_schedule(const Schedule& schedule, SysTime at, int count, OutputFormat format);
+
 std::string render_status(const std::vector<StatusRow>& rows, OutputFormat format);
 
 }  // namespace windowctl

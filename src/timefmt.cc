@@ -140,3 +140,16 @@ std::optional<std::chrono::nanoseconds> parse_go_duration(std::string_view s) {
 }
 
 }  // namespace windowctl
+
+namespace windowctl {
+
+std::string human_until(std::chrono::seconds d) {
+  long long s = std::max<long long>(d.count(), 0);
+  long long days_ = s / 86400, hours_ = s % 86400 / 3600, minutes_ = s % 3600 / 60;
+  if (days_ > 0) return std::to_string(days_) + "d" + (hours_ ? " " + std::to_string(hours_) + "h" : "");
+  if (hours_ > 0) return std::to_string(hours_) + "h" + (minutes_ ? " " + std::to_string(minutes_) + "m" : "");
+  if (minutes_ > 0) return std::to_string(minutes_) + "m";
+  return std::to_string(s) + "s";
+}
+
+}  // namespace windowctl

@@ -21,3 +21,8 @@ namespace windowctl {
 // Go duration syntax as kubectl and Flux accept it: "30s", "1h30m", "500ms", "1.5h"; "0" alone.
 std::optional<std::chrono::nanoseconds> parse_go_duration(std::string_view text);
 }  // namespace windowctl
+
+namespace windowctl {
+// "2d 4h", "4h 10m", "35m", "45s": how long until the next transition, for people.
+std::string human_until(std::chrono::seconds d);
+}  // namespace windowctl

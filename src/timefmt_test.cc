@@ -45,3 +45,12 @@ TEST_CASE("Go durations") {
     CHECK_MESSAGE(!parse_go_duration(bad).has_value(), bad);
   }
 }
+
+TEST_CASE("time until, for people") {
+  CHECK(human_until(hours(52)) == "2d 4h");
+  CHECK(human_until(hours(48)) == "2d");
+  CHECK(human_until(hours(4) + minutes(10)) == "4h 10m");
+  CHECK(human_until(minutes(35)) == "35m");
+  CHECK(human_until(seconds(45)) == "45s");
+  CHECK(human_until(seconds(-3)) == "0s");
+}

@@ -365,7 +365,7 @@ TimeZone TimeZone::load(std::string_view name, const std::string& dir) {
   std::error_code ec;
   std::ifstream in;
   if (std::filesystem::is_regular_file(path, ec)) in.open(path, std::ios::binary);
-  if (!in) {
+  if (!in.is_open()) {
     throw ConfigError("unknown time zone \"" + std::string(name) + "\": no such file in " + dir);
   }
   std::string data((std::istreambuf_iterator<char>(in)), std::istreambuf_iterator<char>());

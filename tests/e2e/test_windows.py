@@ -1,6 +1,9 @@
 """Windows as code: time-boxed overrides now; schedule and sync build on them."""
 import datetime as dt
 import json
+import re
+
+import pytest
 
 from e2e_util import SA_USER, json_out, lines
 
@@ -44,3 +47,128 @@ def test_bad_for(wctl, api):
         p = wctl.run("open", *TARGETS, "--for", bad)
         assert p.returncode == 2 and "--for" in p.stderr
     assert api.writes == 0
+
+
+ALWAYS = "* * * * * for 1h"  # a start every minute, each an hour long: open at any instant
+OPEN = ["--window", ALWAYS]
+CLOSED = ["--window", ALWAYS, "--deny", ALWAYS]  # deny wins over allow: closed at any instant
+
+
+def test_sync_converges_and_a_second_run_writes_nothing(wctl, api):
+    p = wctl.run("sync", "--kustomizations", "apps-rw,apps-rt", *CLOSED)
+    assert p.returncode == 0, p.stderr
+    assert lines(p.stdout) == ["flux-system/apps-rw closed", "flux-system/apps-rt closed"]
+    assert wctl.suspended("apps-rw") and wctl.suspended("apps-rt")
+    (event, _) = wctl.events("WindowClosed")
+    assert "window closed" in event["message"]
+    writes = api.writes
+    again = wctl.run("sync", "--kustomizations", "apps-rw,apps-rt", *CLOSED)
+    assert again.returncode == 0
+    assert lines(again.stdout) == ["flux-system/apps-rw already closed", "flux-system/apps-rt already closed"]
+    assert api.writes == writes and len(wctl.patches()) == 2
+    opened = wctl.run("sync", "--kustomizations", "apps-rw,apps-rt", *OPEN)
+    assert lines(opened.stdout) == ["flux-system/apps-rw opened", "flux-system/apps-rt opened"]
+    writes = api.writes
+    assert wctl.run("sync", "--kustomizations", "apps-rw,apps-rt", *OPEN).stdout.count("already open") == 2
+    assert api.writes == writes
+
+
+def test_sync_uses_the_objects_own_window(wctl, api):
+    obj = wctl.obj("apps-rt")
+    obj["metadata"].setdefault("annotations", {}).update({"windowctl.io/window": ALWAYS, "windowctl.io/deny": ALWAYS})
+    api.put("kustomizations", "flux-system", "apps-rt", obj)
+    p = wctl.run("sync", "--kustomizations", "apps-rw,apps-rt", *OPEN)
+    assert p.returncode == 0, p.stderr
+    assert lines(p.stdout) == ["flux-system/apps-rw already open", "flux-system/apps-rt closed"]
+    bad = wctl.obj("infra")
+    bad["metadata"].setdefault("annotations", {})["windowctl.io/window"] = "0 8 * * FOO for 1h"
+    api.put("kustomizations", "flux-system", "infra", bad)
+    p = wctl.run("sync", "--kustomizations", "infra,apps-rw", *OPEN)
+    assert p.returncode == 1
+    assert "flux-system/infra: annotation windowctl.io/window: invalid cron" in p.stderr
+    assert lines(p.stdout)[1] == "flux-system/apps-rw already open"
+
+
+def test_sync_honours_overrides_until_they_expire(wctl, api):
+    wctl.run("close", *TARGETS, "--for", "1h", "--reason", "freeze for INC-9")
+    p = wctl.run("sync", *TARGETS, *OPEN)
+    assert p.stdout == "flux-system/apps-rw already closed\n" and wctl.suspended("apps-rw")
+    obj = wctl.obj("apps-rw")
+    obj["metadata"]["annotations"]["windowctl.io/override-until"] = "2020-01-01T00:00:00Z"
+    api.put("kustomizations", "flux-system", "apps-rw", obj)
+    p = wctl.run("sync", *TARGETS, *OPEN)
+    assert p.stdout == "flux-system/apps-rw opened, override cleared\n"
+    assert not any(k.startswith("windowctl.io/") for k in ann(wctl))
+    assert "override expired" in wctl.events("WindowOpened")[-1]["message"]
+
+
+def test_sync_holds_what_someone_else_suspended(wctl, api):
+    obj = wctl.obj("apps-rw")
+    obj["spec"]["suspend"] = True
+    api.put("kustomizations", "flux-system", "apps-rw", obj)
+    p = wctl.run("sync", *TARGETS, *OPEN)
+    assert p.returncode == 0
+    assert p.stdout == "flux-system/apps-rw held: suspended by someone else\n"
+
+
+def test_sync_without_a_window_fails_that_target(wctl, api):
+    p = wctl.run("sync", *TARGETS)
+    assert p.returncode == 1
+    assert "flux-system/apps-rw: no window" in p.stderr
+
+
+def test_sync_with_the_api_down_fails_and_changes_nothing(wctl, api):
+    api.stop()
+    p = wctl.run("sync", *TARGETS, *CLOSED, "--request-timeout", "1s")
+    assert p.returncode == 1
+    assert "unreachable" in p.stderr
+
+
+def test_sync_bad_window_flag_is_exit_2(wctl, api):
+    p = wctl.run("sync", *TARGETS, "--window", "0 8 * * MON for 81h in Mars/Base")
+    assert p.returncode == 2 and "Mars/Base" in p.stderr and len(lines(p.stderr)) == 1
+    assert api.writes == 0
+
+
+def test_status_with_window_columns(wctl, api):
+    p = wctl.run("status", *TARGETS, "--window", "0 8 * * MON for 81h in Europe/Zurich")
+    assert p.returncode == 0, p.stderr
+    header = lines(p.stdout)[0]
+    assert "WINDOW" in header and "NEXT OPEN" in header and "NEXT CLOSE" in header
+    row = json_out(wctl.run("status", *TARGETS, *CLOSED, "-o", "json"))["items"][0]
+    assert row["window"] == "closed"
+    row = json_out(wctl.run("status", *TARGETS, "--window", "0 8 * * MON for 81h in Europe/Zurich", "-o", "json"))["items"][0]
+    assert row["window"] in ("open", "closed")
+    assert re.fullmatch(r"\d{4}-\d\d-\d\dT08:00:00\+0[12]:00", row["nextOpen"])
+    assert re.fullmatch(r"\d{4}-\d\d-\d\dT17:00:00\+0[12]:00", row["nextClose"])
+
+
+def test_schedule_needs_no_cluster(wctl, api):
+    p = wctl.run("schedule", "--window", "0 8 * * MON for 81h in Europe/Zurich", "--at", "2026-03-25T12:00:00Z",
+                 "--count", "2", "-o", "json", mode="none")
+    assert p.returncode == 0, p.stderr
+    assert json.loads(p.stdout) == {"open": True, "windows": [
+        {"start": "2026-03-23T08:00:00+01:00", "end": "2026-03-26T17:00:00+01:00"},
+        {"start": "2026-03-30T08:00:00+02:00", "end": "2026-04-02T17:00:00+02:00"}]}
+    text = wctl.run("schedule", "--window", "0 8 * * MON for 81h in Europe/Zurich", "--at", "2026-03-27T12:00:00Z",
+                    mode="none").stdout
+    assert lines(text)[0] == "closed: opens in 2d 18h (2026-03-30T08:00:00+02:00)"
+    assert "2026-03-30T06:00:00Z" in text  # UTC shown too
+    spring = json.loads(wctl.run("schedule", "--window", "30 2 * * * for 1h in Europe/Zurich", "--at",
+                                 "2026-03-28T12:00:00Z", "--count", "1", "-o", "json", mode="none").stdout)
+    assert spring["windows"][0]["start"] == "2026-03-29T03:30:00+02:00"  # 02:30 does not exist that night
+
+
+@pytest.mark.parametrize("args,needle", [
+    (["--window", "0 8 * * MON for 81x"], '"81x"'),
+    (["--window", "0 8 * * MON"], "for"),
+    (["--window", "0 25 * * * for 1h"], "hour 25"),
+    (["--window", "0 8 * * MON for 1h in Mars/Base"], "Mars/Base"),
+    (["--window", ALWAYS, "--freeze", "2026-01-02T00:00:00Z/2026-01-01T00:00:00Z"], "freeze"),
+    (["--window", ALWAYS, "--at", "yesterday"], "--at"),
+    ([], "--window"),
+])
+def test_schedule_bad_input(wctl, api, args, needle):
+    p = wctl.run("schedule", *args, mode="none")
+    assert p.returncode == 2, p.stdout
+    assert needle in p.stderr and len(lines(p.stderr)) == 1, p.stderr

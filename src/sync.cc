@@ -1,0 +1,83 @@
+#include "sync.h"
+
+#include "config.h"
+
+namespace windowctl {
+
+using nlohmann::json;
+
+std::vector<std::string> split_expressions(std::string_view text) {
+  std::vector<std::string> out;
+  std::string item;
+  auto flush = [&] {
+    auto b = item.find_first_not_of(" \t\r");
+    auto e = item.find_last_not_of(" \t\r");
+    if (b != std::string::npos) out.push_back(item.substr(b, e - b + 1));
+    item.clear();
+  };
+  for (char c : text) {
+    if (c == ';' || c == '\n') {
+      flush();
+    } else {
+      item += c;
+    }
+  }
+  flush();
+  return out;
+}
+
+Schedule parse_schedule(const ScheduleFlags& flags) {
+  Schedule s;
+  for (const auto& w : flags.windows) s.allow.push_back(parse_window(w));
+  for (const auto& d : flags.denies) s.deny.push_back(parse_window(d));
+  for (const auto& f : flags.freezes) s.freeze.push_back(parse_freeze(f));
+  return s;
+}
+
+namespace {
+
+std::optional<std::string> annotation(const json& obj, const char* key) {
+  if (!obj.contains("metadata") || !obj["metadata"].is_object()) return std::nullopt;
+  const auto& meta = obj["metadata"];
+  if (!meta.contains("annotations") || !meta["annotations"].is_object()) return std::nullopt;
+  auto it = meta["annotations"].find(key);
+  if (it == meta["annotations"].end() || !it->is_string()) return std::nullopt;
+  return it->get<std::string>();
+}
+
+std::vector<Window> parse_annotation(const std::string& value, const char* key) {
+  std::vector<Window> out;
+  try {
+    for (const auto& expr : split_expressions(value)) out.push_back(parse_window(expr));
+  } catch (const ConfigError& e) {
+    throw ConfigError(std::string("annotation ") + key + ": " + e.what());
+  }
+  if (out.empty()) throw ConfigError(std::string("annotation ") + key + " is empty");
+  return out;
+}
+
+}  // namespace
+
+std::optional<Schedule> schedule_for(const json& object, const Schedule& flags) {
+  Schedule s = flags;
+  if (auto w = annotation(object, kWindowAnnotation)) s.allow = parse_annotation(*w, kWindowAnnotation);
+  if (auto d = annotation(object, kDenyAnnotation)) s.deny = parse_annotation(*d, kDenyAnnotation);
+  if (s.allow.empty()) return std::nullopt;
+  return s;
+}
+
+WindowState window_state(const Schedule& schedule, SysTime now) {
+  WindowState st;
+  st.open = is_open(schedule, now);
+  if (!schedule.allow.empty()) st.zone = &schedule.allow.front().zone;
+  for (const auto& interval : next_windows(schedule, now, 2)) {
+    if (interval.start <= now && now < interval.end) {
+      st.current = interval;
+    } else if (!st.next) {
+      st.next = interval;
+    }
+  }
+  return st;
+}
+
+}  // namespace windowctl

@@ -1,0 +1,42 @@
+// Which schedule governs an object, for `sync` and `status --window`: its own annotations when it
+// carries them (so one sync job serves any number of window types, and a schedule change in Git
+// lands at the next tick), else the command line's --window/--deny. --freeze always applies.
+#pragma once
+
+#include <nlohmann/json.hpp>
+#include <optional>
+#include <string>
+#include <string_view>
+#include <vector>
+
+#include "window.h"
+
+namespace windowctl {
+
+inline constexpr const char* kWindowAnnotation = "windowctl.io/window";  // allow windows, ';'-separated
+inline constexpr const char* kDenyAnnotation = "windowctl.io/deny";      // deny windows, ';'-separated
+
+struct ScheduleFlags {
+  std::vector<std::string> windows, denies, freezes;
+};
+
+// Parses the flags; ConfigError (exit 2) names the bad expression.
+Schedule parse_schedule(const ScheduleFlags& flags);
+
+// "a; b\nc" → {"a", "b", "c"}: cron fields are space-separated, so ';' and newlines are free.
+std::vector<std::string> split_expressions(std::string_view text);
+
+// The object's schedule, or nullopt when neither it nor the flags give a window. A malformed
+// annotation throws ConfigError naming the annotation (that target fails; the others go on).
+std::optional<Schedule> schedule_for(const nlohmann::json& object, const Schedule& flags);
+
+struct WindowState {
+  bool open = false;
+  std::optional<Interval> current;  // the open interval containing now
+  std::optional<Interval> next;     // the next interval that starts after now
+  const TimeZone* zone = nullptr;   // for display: the first allow window's zone
+};
+
+WindowState window_state(const Schedule& schedule, SysTime now);
+
+}  // namespace windowctl

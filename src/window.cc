@@ -1,0 +1,396 @@
+#include "window.h"
+
+#include <algorithm>
+#include <array>
+#include <cstdio>
+#include <cstdlib>
+#include <optional>
+#include <queue>
+
+#include "config.h"
+
+namespace windowctl {
+
+using namespace std::chrono;
+
+namespace {
+
+constexpr days kLookAhead{366};
+constexpr days kLookBack{366};
+constexpr days kCycle{146097};  // 400 Gregorian years
+
+struct Span {
+  sys_seconds start, end;
+  bool early = false, late = false;
+};
+
+struct Later {
+  bool operator()(const Span& a, const Span& b) const { return a.start > b.start; }
+};
+
+local_seconds as_local(sys_seconds t) { return local_seconds{t.time_since_epoch()}; }
+
+// The starts of one cron schedule in one zone, in time order, each as the span it keeps open.
+// Runs of starts less than `duration` apart within an hour come out as one span, so a minutely
+// window costs a step per hour rather than per minute.
+class Starts {
+ public:
+  // Every start in [first, until) comes out, perhaps with a few before `first`.
+  Starts(const CronSchedule& cron, const TimeZone& zone, seconds duration, sys_seconds first, sys_seconds until)
+      : cron_(&cron), zone_(&zone), duration_(duration), until_(until) {
+    done_ = !can_match(cron);
+    // A start s shows wall time w = s + offset (or later, after a gap), so w >= s + min_offset.
+    cursor_ = floor<minutes>(as_local(first + zone.min_offset())) - minutes(1);
+    limit_ = floor<minutes>(as_local(until + zone.max_offset()));
+    for (int m = 59; m >= 0; --m) {
+      run_end_[m] = m;
+      if (!(cron.minutes >> m & 1)) continue;
+      for (int n = m + 1; n < 60; ++n) {
+        if (cron.minutes >> n & 1) {
+          if (minutes(n - m) <= duration) run_end_[m] = run_end_[n];
+          break;
+        }
+      }
+    }
+  }
+
+  std::optional<Span> next() {
+    while (true) {
+      // Later wall times start no earlier than wall - max_offset, so anything before is final.
+      if (!pending_.empty() &&
+          (done_ || pending_.top().start <= sys_seconds{(cursor_ + minutes(1)).time_since_epoch()} - zone_->max_offset())) {
+        Span s = pending_.top();
+        pending_.pop();
+        return s;
+      }
+      if (done_) return std::nullopt;
+      produce();
+    }
+  }
+
+ private:
+  void produce() {
+    auto w = next_match(*cron_, cursor_, limit_);
+    if (!w) {
+      done_ = true;
+      return;
+    }
+    cursor_ = *w;
+    sys_seconds a = zone_->resolve(*w);
+    Span span{a, a + duration_};
+    auto m = static_cast<int>((*w - floor<hours>(*w)).count());
+    if (run_end_[m] != m) {
+      LocalMinute last = *w + minutes(run_end_[m] - m);
+      sys_seconds b = zone_->resolve(last);
+      auto change = zone_->next_transition(a);
+      // Only where the offset holds still is the run as long in time as on the clock.
+      if (b - a == last - *w && (!change || *change > b)) {
+        span.end = b + duration_;
+        cursor_ = last;
+      }
+    }
+    if (a < until_) pending_.push(span);
+  }
+
+  const CronSchedule* cron_;
+  const TimeZone* zone_;
+  seconds duration_;
+  sys_seconds until_;
+  LocalMinute cursor_, limit_;
+  std::array<int, 60> run_end_{};
+  std::priority_queue<Span, std::vector<Span>, Later> pending_;
+  bool done_ = false;
+};
+
+// Spans from several sources merged where they overlap or touch, clipped to [from, to).
+class Merged {
+ public:
+  Merged(std::vector<Starts> sources, sys_seconds from, sys_seconds to) : sources_(std::move(sources)), from_(from), to_(to) {
+    for (auto& s : sources_) heads_.push_back(s.next());
+  }
+
+  std::optional<Span> next() {
+    while (!finished_) {
+      auto cur = take();
+      if (!cur || cur->start >= to_) break;
+      while (cur->end < to_) {
+        auto n = take();
+        if (!n) break;
+        if (n->start > cur->end) {
+          held_ = n;
+          break;
+        }
+        cur->end = std::max(cur->end, n->end);
+      }
+      if (cur->end >= to_) {
+        // Everything still to come starts before this ends, or after the horizon.
+        finished_ = true;
+        cur->end = to_;
+        cur->late = true;
+      }
+      if (cur->end <= from_) continue;
+      if (cur->start < from_) {
+        cur->start = from_;
+        cur->early = true;
+      }
+      return cur;
+    }
+    return std::nullopt;
+  }
+
+ private:
+  std::optional<Span> take() {
+    if (held_) return std::exchange(held_, std::nullopt);
+    std::optional<Span>* best = nullptr;
+    std::size_t which = 0;
+    for (std::size_t i = 0; i < heads_.size(); ++i) {
+      if (heads_[i] && (!best || heads_[i]->start < (*best)->start)) {
+        best = &heads_[i];
+        which = i;
+      }
+    }
+    if (!best) return std::nullopt;
+    auto out = *best;
+    heads_[which] = sources_[which].next();
+    return out;
+  }
+
+  std::vector<Starts> sources_;
+  std::vector<std::optional<Span>> heads_;
+  std::optional<Span> held_;
+  sys_seconds from_, to_;
+  bool finished_ = false;
+};
+
+std::vector<Starts> starts_of(const std::vector<Window>& windows, sys_seconds from, sys_seconds to) {
+  std::vector<Starts> out;
+  for (const Window& w : windows) out.emplace_back(w.cron, w.zone, w.duration, from - w.duration, to);
+  return out;
+}
+
+// What closes the schedule: deny windows and freezes, merged.
+class Blockers {
+ public:
+  Blockers(const Schedule& s, sys_seconds from, sys_seconds to) : deny_(starts_of(s.deny, from, to), from, to) {
+    for (const Interval& f : s.freeze) {
+      freeze_.push_back({floor<seconds>(f.start), ceil<seconds>(f.end)});
+    }
+    std::sort(freeze_.begin(), freeze_.end(), [](const Span& a, const Span& b) { return a.start < b.start; });
+    deny_head_ = deny_.next();
+  }
+
+  std::optional<Span> next() {
+    auto cur = take();
+    if (!cur) return std::nullopt;
+    while (true) {
+      bool grew = false;
+      if (deny_head_ && deny_head_->start <= cur->end) {
+        cur->end = std::max(cur->end, deny_head_->end);
+        deny_head_ = deny_.next();
+        grew = true;
+      }
+      if (next_freeze_ < freeze_.size() && freeze_[next_freeze_].start <= cur->end) {
+        cur->end = std::max(cur->end, freeze_[next_freeze_++].end);
+        grew = true;
+      }
+      if (!grew) return cur;
+    }
+  }
+
+ private:
+  std::optional<Span> take() {
+    bool freeze_left = next_freeze_ < freeze_.size();
+    if (deny_head_ && (!freeze_left || deny_head_->start <= freeze_[next_freeze_].start)) {
+      return std::exchange(deny_head_, deny_.next());
+    }
+    if (freeze_left) return freeze_[next_freeze_++];
+    return std::nullopt;
+  }
+
+  Merged deny_;
+  std::optional<Span> deny_head_;
+  std::vector<Span> freeze_;
+  std::size_t next_freeze_ = 0;
+};
+
+// Allow spans minus blockers.
+class Effective {
+ public:
+  Effective(const Schedule& s, sys_seconds from, sys_seconds to)
+      : allow_(starts_of(s.allow, from, to), from, to), blockers_(s, from, to) {
+    blocker_ = blockers_.next();
+  }
+
+  std::optional<Span> next() {
+    while (true) {
+      if (!allow_head_) {
+        allow_head_ = allow_.next();
+        if (!allow_head_) return std::nullopt;
+      }
+      Span& a = *allow_head_;
+      while (blocker_ && blocker_->end <= a.start) blocker_ = blockers_.next();
+      if (!blocker_ || blocker_->start >= a.end) return std::exchange(allow_head_, std::nullopt);
+      Span out = a;
+      out.end = blocker_->start;
+      out.late = false;
+      a.start = blocker_->end;
+      a.early = false;
+      if (a.start >= a.end) allow_head_.reset();
+      if (out.start < out.end) return out;
+    }
+  }
+
+ private:
+  Merged allow_;
+  Blockers blockers_;
+  std::optional<Span> allow_head_, blocker_;
+};
+
+bool window_open(const Window& w, sys_seconds t) {
+  Starts starts(w.cron, w.zone, w.duration, t - w.duration + seconds(1), t + seconds(1));
+  while (auto s = starts.next()) {
+    if (s->start > t) break;
+    if (s->end > t) return true;
+  }
+  return false;
+}
+
+[[noreturn]] void bad_window(std::string_view text, const std::string& detail) {
+  throw ConfigError("invalid window \"" + std::string(text) + "\": " + detail);
+}
+
+bool is_space(char c) { return c == ' ' || c == '\t' || c == '\n' || c == '\r' || c == '\v' || c == '\f'; }
+
+}  // namespace
+
+Window parse_window(std::string_view text) {
+  struct Token {
+    std::string_view text;
+    std::size_t pos;
+  };
+  std::vector<Token> tokens;
+  for (std::size_t i = 0; i < text.size();) {
+    if (is_space(text[i])) {
+      ++i;
+      continue;
+    }
+    std::size_t j = i;
+    while (j < text.size() && !is_space(text[j])) ++j;
+    tokens.push_back({text.substr(i, j - i), i});
+    i = j;
+  }
+  auto is_for = [](const Token& t) { return t.text == "for"; };
+  auto it = std::find_if(tokens.begin(), tokens.end(), is_for);
+  if (it == tokens.end()) bad_window(text, "expected \"CRON for DURATION [in ZONE]\"");
+  if (it == tokens.begin()) bad_window(text, "missing the cron expression before \"for\"");
+  std::size_t i = static_cast<std::size_t>(it - tokens.begin()) + 1;
+  if (i >= tokens.size()) bad_window(text, "missing the duration after \"for\"");
+
+  Window w;
+  w.text = std::string(text);
+  std::string_view duration = tokens[i].text;
+  auto d = parse_go_duration(duration);
+  std::string quoted = "duration \"" + std::string(duration) + "\"";
+  if (!d) bad_window(text, quoted + " is not a Go duration such as 90m or 81h");
+  if (*d <= nanoseconds(0)) bad_window(text, quoted + " must be positive");
+  if (*d % seconds(1) != nanoseconds(0)) bad_window(text, quoted + " must be whole seconds");
+  w.duration = duration_cast<seconds>(*d);
+  ++i;
+  if (i < tokens.size()) {
+    if (tokens[i].text != "in") {
+      bad_window(text, "unexpected \"" + std::string(tokens[i].text) + "\" after the duration; expected \"in ZONE\"");
+    }
+    if (++i >= tokens.size()) bad_window(text, "missing the zone after \"in\"");
+    if (i + 1 < tokens.size()) bad_window(text, "unexpected \"" + std::string(tokens[i + 1].text) + "\" after the zone");
+    w.zone = TimeZone::load(tokens[i].text);
+  }
+  // The cron is everything before "for", so its own message quotes it as written.
+  std::string_view cron = text.substr(0, it->pos);
+  while (!cron.empty() && is_space(cron.back())) cron.remove_suffix(1);
+  while (!cron.empty() && is_space(cron.front())) cron.remove_prefix(1);
+  w.cron = parse_cron(cron);
+  return w;
+}
+
+Interval parse_freeze(std::string_view text) {
+  auto bad = [&](const std::string& detail) {
+    return ConfigError("invalid freeze \"" + std::string(text) + "\": " + detail);
+  };
+  auto slash = text.find('/');
+  if (slash == std::string_view::npos) throw bad("expected FROM/TO, two RFC 3339 times");
+  auto from = parse_rfc3339(text.substr(0, slash));
+  if (!from) throw bad("\"" + std::string(text.substr(0, slash)) + "\" is not an RFC 3339 time");
+  auto to = parse_rfc3339(text.substr(slash + 1));
+  if (!to) throw bad("\"" + std::string(text.substr(slash + 1)) + "\" is not an RFC 3339 time");
+  if (*from >= *to) throw bad("FROM must be before TO");
+  return {*from, *to};
+}
+
+bool is_open(const Schedule& s, SysTime t) {
+  for (const Interval& f : s.freeze) {
+    if (f.start <= t && t < f.end) return false;
+  }
+  // Starts are whole seconds, so s <= t < s + d holds for t exactly when it does for floor(t).
+  sys_seconds at = floor<seconds>(t);
+  for (const Window& w : s.deny) {
+    if (window_open(w, at)) return false;
+  }
+  return std::any_of(s.allow.begin(), s.allow.end(), [&](const Window& w) { return window_open(w, at); });
+}
+
+std::vector<Interval> next_windows(const Schedule& s, SysTime at, int count) {
+  if (count <= 0 || s.allow.empty()) return {};
+  seconds longest{0};
+  for (const Window& w : s.allow) longest = std::max(longest, w.duration);
+  sys_seconds now = floor<seconds>(at);
+  sys_seconds to = now + kLookAhead + longest;
+  // Look back only as far as the interval open now needs: usually one duration.
+  seconds back = longest + days(1);
+  while (true) {
+    Effective effective(s, now - back, to);
+    std::vector<Interval> out;
+    bool again = false;
+    while (out.size() < static_cast<std::size_t>(count)) {
+      auto span = effective.next();
+      if (!span) break;
+      if (SysTime(span->end) <= at) continue;
+      if (out.empty() && span->early && back < kLookBack) {
+        again = true;
+        break;
+      }
+      out.push_back({span->start, span->end, span->early, span->late});
+    }
+    if (!again) return out;
+    back = std::min<seconds>(back * 2, kLookBack);
+  }
+}
+
+std::vector<SysTime> next_starts(const CronSchedule& cron, const TimeZone& zone, SysTime after, int count) {
+  std::vector<SysTime> out;
+  if (count <= 0) return out;
+  sys_seconds from = floor<seconds>(after);
+  // SysTime counts nanoseconds and ends in 2262.
+  sys_seconds last = floor<seconds>(SysTime::max());
+  Starts starts(cron, zone, seconds(0), from + seconds(1), std::min(from + kCycle, last));
+  while (out.size() < static_cast<std::size_t>(count)) {
+    auto s = starts.next();
+    if (!s) break;
+    if (s->start > from) out.push_back(s->start);
+  }
+  return out;
+}
+
+std::string format_local(SysTime t, const TimeZone& zone) {
+  sys_seconds s = floor<seconds>(t);
+  seconds offset = zone.offset_at(s);
+  if (offset == seconds(0) || offset % minutes(1) != seconds(0)) return rfc3339(s);
+  std::string out = rfc3339(s + offset);
+  out.pop_back();  // the "Z"
+  auto m = std::abs(offset.count()) / 60;
+  char buf[24];
+  std::snprintf(buf, sizeof buf, "%c%02ld:%02ld", offset < seconds(0) ? '-' : '+', static_cast<long>(m / 60),
+                static_cast<long>(m % 60));
+  return out + buf;
+}
+
+}  // namespace windowctl

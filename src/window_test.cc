@@ -1,0 +1,3 @@
+#include "window.h"
+
+#include <doctest/doctest.h>

@@ -1,0 +1,3 @@
+#include "zone.h"
+
+#include <doctest/doctest.h>
