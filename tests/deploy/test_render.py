@@ -51,6 +51,10 @@ def test_component_over_base(component, tmp_path):
     elif name == "helmreleases":
         assert {"apiGroups": ["helm.toolkit.fluxcd.io"], "resources": ["helmreleases"],
                 "verbs": ["get", "patch"]} in rules
+    elif name == "sync":
+        # One level-triggered job instead of the open/close pair, same Role.
+        assert [j["metadata"]["name"] for j in jobs] == ["windowctl-sync"]
+        assert job_args(jobs[0])[0] == "sync" and "--window" in job_args(jobs[0])
     else:
         pytest.fail(f"new component {rel(component)}: add its expected effect here")
 
