@@ -41,6 +41,7 @@ def main():
     ap.add_argument("--runs", type=int, default=5)
     ap.add_argument("--sizes", default="1,10,100")
     ap.add_argument("--bin", default=str(REPO / "build" / "windowctl"))
+    ap.add_argument("--sync-targets", type=int, default=1000)
     args = ap.parse_args()
     kubectl = shutil.which("kubectl")
 
@@ -100,9 +101,37 @@ def main():
         for n in sizes:
             if (n, "kubectl patch") in by:
                 print(f"\nN={n}: windowctl is {by[(n, 'kubectl patch')] / by[(n, 'windowctl')]:.1f}x faster than kubectl patch")
+        windows_benchmark(args, srv, env, rss_file)
     finally:
         srv.stop()
         shutil.rmtree(work, ignore_errors=True)
+
+
+def windows_benchmark(args, srv, env, rss_file):
+    """schedule --count 1000 on a minutely window; sync over many targets (a converging run that
+    closes them all, then a run with nothing to do)."""
+    always = "* * * * * for 1h"
+    rows = []
+    t, m = run_measured([args.bin, "schedule", "--window", "* * * * * for 30s in Europe/Zurich", "--count", "1000",
+                         "-o", "json"], env, rss_file)
+    rows.append(("schedule --count 1000 (minutely window)", t, m, 0, 0))
+    for i in range(args.sync_targets):
+        name = f"sync-{i:04d}"
+        srv.put("kustomizations", "flux-system", name, {
+            "apiVersion": "kustomize.toolkit.fluxcd.io/v1", "kind": "Kustomization",
+            "metadata": {"name": name, "namespace": "flux-system", "labels": {"window": "sync"}},
+            "spec": {"interval": "10m", "path": "./apps", "prune": True,
+                     "sourceRef": {"kind": "GitRepository", "name": "flux-system"}}})
+    sync = [args.bin, "sync", "-l", "window=sync", "--window", always, "--deny", always]
+    for label in (f"sync {args.sync_targets} targets, all change", f"sync {args.sync_targets} targets, none change"):
+        srv.reset_stats()
+        t, m = run_measured(sync, env, rss_file)
+        rows.append((label, t, m, len(srv.requests), srv.writes))
+    print()
+    print("| windows benchmark | wall time | peak RSS | requests | writes |")
+    print("|---|--:|--:|--:|--:|")
+    for label, t, m, q, w in rows:
+        print(f"| {label} | {t * 1000:.0f} ms | {m / 1024:.1f} MiB | {q} | {w} |")
 
 
 if __name__ == "__main__":
