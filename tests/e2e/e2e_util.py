@@ -6,6 +6,7 @@ import subprocess
 import sys
 
 import pytest
+import yaml
 
 REPO = pathlib.Path(__file__).resolve().parents[2]
 sys.path.insert(0, str(REPO / "tests" / "fakeapi"))
@@ -70,6 +71,21 @@ class Windowctl:
     def kubeconfig(self, user=SA_USER, token=None, **kw):
         path = self.api.write_kubeconfig(str(self.tmp / f"kubeconfig-{len(list(self.tmp.iterdir()))}"), user, **kw)
         return path
+
+    def kubeconfig_for(self, name, user, cluster=None, namespace=None):
+        """A hand-made kubeconfig with one context: `user` is the kubeconfig user entry (token,
+        client-certificate, exec, ...); the cluster defaults to the fake with its CA file."""
+        cluster = cluster or {"server": self.api.url, "certificate-authority": self.api.ca_path}
+        context = {"cluster": "fake", "user": "u"}
+        if namespace:
+            context["namespace"] = namespace
+        path = self.tmp / name
+        path.write_text(yaml.safe_dump({
+            "apiVersion": "v1", "kind": "Config", "current-context": "ctx",
+            "clusters": [{"name": "fake", "cluster": cluster}],
+            "contexts": [{"name": "ctx", "context": context}],
+            "users": [{"name": "u", "user": user}]}))
+        return str(path)
 
     # Helpers over the fake's store.
     def obj(self, name, ns="flux-system", resource=KS):

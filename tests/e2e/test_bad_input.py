@@ -91,20 +91,8 @@ def test_plain_http_server_is_refused(wctl, api, tmp_path):
 
 
 def test_insecure_skip_tls_verify_warns_loudly(wctl, api, tmp_path):
-    kc = tmp_path / "insecure"
-    kc.write_text(f"""apiVersion: v1
-kind: Config
-current-context: x
-clusters:
-- name: c
-  cluster: {{server: "{api.url}", insecure-skip-tls-verify: true}}
-contexts:
-- name: x
-  context: {{cluster: c, user: u}}
-users:
-- name: u
-  user: {{token: {wctl.token}}}
-""")
+    kc = wctl.kubeconfig_for("insecure", {"token": wctl.token},
+                             cluster={"server": api.url, "insecure-skip-tls-verify": True})
     p = wctl.run("status", *TARGETS, "--kubeconfig", str(kc), mode="kubeconfig")
     assert p.returncode == 0, p.stderr
     assert "TLS verification is DISABLED" in p.stderr
@@ -117,20 +105,6 @@ def test_server_name_mismatch_is_refused(wctl, api, tmp_path):
 
 
 def test_exec_plugin_failure(wctl, api, tmp_path):
-    kc = tmp_path / "exec"
-    kc.write_text(f"""apiVersion: v1
-kind: Config
-current-context: x
-clusters:
-- name: c
-  cluster: {{server: "{api.url}", certificate-authority: "{api.ca_path}"}}
-contexts:
-- name: x
-  context: {{cluster: c, user: u}}
-users:
-- name: u
-  user:
-    exec: {{apiVersion: client.authentication.k8s.io/v1, command: /bin/false}}
-""")
+    kc = wctl.kubeconfig_for("exec", {"exec": {"apiVersion": "client.authentication.k8s.io/v1", "command": "/bin/false"}})
     assert_usage_error(wctl.run("close", *TARGETS, "--kubeconfig", str(kc), mode="kubeconfig"), api,
                        "exec plugin /bin/false failed (exit 1)")

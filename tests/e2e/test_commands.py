@@ -261,24 +261,7 @@ def test_kubeconfig_mode_token_and_context_namespace(wctl, api, tmp_path):
 
 def test_kubeconfig_mode_client_certificate(wctl, api, tmp_path):
     admin_cert, admin_key = api.client_cert(SA_USER)
-    kc = tmp_path / "mtls"
-    kc.write_text(f"""apiVersion: v1
-kind: Config
-current-context: mtls
-clusters:
-- name: fake
-  cluster:
-    server: {api.url}
-    certificate-authority: {api.ca_path}
-contexts:
-- name: mtls
-  context: {{cluster: fake, user: cert-user}}
-users:
-- name: cert-user
-  user:
-    client-certificate: {admin_cert}
-    client-key: {admin_key}
-""")
+    kc = wctl.kubeconfig_for("mtls", {"client-certificate": admin_cert, "client-key": admin_key})
     p = wctl.run("close", *TARGETS, "--kubeconfig", str(kc), mode="kubeconfig")
     assert p.returncode == 0, p.stderr
     assert wctl.suspended("apps-rw")
@@ -292,26 +275,9 @@ echo "$KUBERNETES_EXEC_INFO" > {tmp_path}/exec-info
 echo '{{"apiVersion":"client.authentication.k8s.io/v1beta1","kind":"ExecCredential","status":{{"token":"{wctl.token}"}}}}'
 """)
     plugin.chmod(0o755)
-    kc = tmp_path / "exec"
-    kc.write_text(f"""apiVersion: v1
-kind: Config
-current-context: exec
-clusters:
-- name: fake
-  cluster:
-    server: {api.url}
-    certificate-authority: {api.ca_path}
-contexts:
-- name: exec
-  context: {{cluster: fake, user: exec-user, namespace: flux-system}}
-users:
-- name: exec-user
-  user:
-    exec:
-      apiVersion: client.authentication.k8s.io/v1beta1
-      command: {plugin}
-      provideClusterInfo: true
-""")
+    kc = wctl.kubeconfig_for("exec", {"exec": {"apiVersion": "client.authentication.k8s.io/v1beta1",
+                                               "command": str(plugin), "provideClusterInfo": True}},
+                             namespace="flux-system")
     p = wctl.run("close", *TARGETS, "--kubeconfig", str(kc), mode="kubeconfig")
     assert p.returncode == 0, p.stderr
     assert wctl.suspended("apps-rw")
