@@ -310,3 +310,14 @@ def test_flux_not_installed(wctl, api):
     p = wctl.run("close", *TARGETS, "--kind", "HelmRelease", "--api-version", "v9")
     assert p.returncode == 1
     assert "flux-system/apps-rw" in p.stderr
+
+
+def test_kubeconfig_with_a_dns_name_verifies_the_hostname(wctl, api, tmp_path):
+    # "localhost" resolves through the libc resolver (static binary) and must match the certificate's DNS SAN.
+    kc = api.write_kubeconfig(str(tmp_path / "kc-dns"), SA_USER, host="localhost")
+    p = wctl.run("close", *TARGETS, "--kubeconfig", kc, mode="kubeconfig")
+    assert p.returncode == 0, p.stderr
+    assert wctl.suspended("apps-rw")
+    # The same server under tls-server-name of a name its certificate carries works too.
+    kc2 = api.write_kubeconfig(str(tmp_path / "kc-sni"), SA_USER, server_name="fake-apiserver.test")
+    assert wctl.run("status", *TARGETS, "--kubeconfig", kc2, mode="kubeconfig").returncode == 0
