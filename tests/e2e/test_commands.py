@@ -321,3 +321,40 @@ def test_kubeconfig_with_a_dns_name_verifies_the_hostname(wctl, api, tmp_path):
     # The same server under tls-server-name of a name its certificate carries works too.
     kc2 = api.write_kubeconfig(str(tmp_path / "kc-sni"), SA_USER, server_name="fake-apiserver.test")
     assert wctl.run("status", *TARGETS, "--kubeconfig", kc2, mode="kubeconfig").returncode == 0
+
+
+def git_version(wctl, name="apps-rw", **spec_extra):
+    """The object as the parent Kustomization's Git source declares it."""
+    obj = wctl.obj(name)
+    spec = {k: v for k, v in obj["spec"].items() if k != "suspend"}
+    spec.update(spec_extra)
+    return {"apiVersion": obj["apiVersion"], "kind": obj["kind"],
+            "metadata": {"name": name, "namespace": "flux-system", "labels": obj["metadata"].get("labels", {})},
+            "spec": spec}
+
+
+def test_suspend_survives_the_parent_kustomization(wctl, api):
+    # flux-facts: the parent drops fields written by kubectl* managers, keeps windowctl's.
+    desired = git_version(wctl)
+    assert wctl.run("close", *TARGETS).returncode == 0
+    assert api.parent_apply("flux-system", "apps-rw", desired)
+    assert wctl.suspended("apps-rw")
+    kc = api.write_kubeconfig(str(wctl.tmp / "kc-kubectl"), SA_USER)
+    wctl.run("open", *TARGETS)
+    subprocess.run(["kubectl", "--kubeconfig", kc, "patch", "kustomization", "apps-rw", "-n", "flux-system",
+                    "--type", "merge", "-p", '{"spec":{"suspend":true}}'], check=True, capture_output=True)
+    assert wctl.suspended("apps-rw")
+    api.parent_apply("flux-system", "apps-rw", desired)
+    assert not wctl.suspended("apps-rw"), "the parent undoes a kubectl suspend"
+
+
+def test_relabel_protects_a_suspend_that_git_declares(wctl, api):
+    desired = git_version(wctl, suspend=False)  # Git declares spec.suspend: the parent forces it
+    assert wctl.run("close", *TARGETS).returncode == 0
+    api.parent_apply("flux-system", "apps-rw", desired)
+    assert not wctl.suspended("apps-rw")
+    assert wctl.run("close", *TARGETS, "--relabel").returncode == 0
+    assert api.parent_apply("flux-system", "apps-rw", desired) is False  # skipped while disabled
+    assert wctl.suspended("apps-rw")
+    assert wctl.run("open", *TARGETS, "--relabel").returncode == 0
+    assert api.parent_apply("flux-system", "apps-rw", desired)
