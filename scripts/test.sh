@@ -10,7 +10,7 @@ PY=/usr/bin/python3  # Debian's Python, where python3-pytest and python3-yaml in
 bash scripts/install-deps.sh
 bash scripts/build.sh
 (cd build && ctest --output-on-failure)
-"$PY" -m pytest -q -p no:cacheprovider tests/fakeapi tests/e2e tests/deploy
+"$PY" -m pytest -q -p no:cacheprovider tests/fakeapi tests/e2e tests/deploy tests/cron
 
 echo "== again under AddressSanitizer + UndefinedBehaviorSanitizer"
 bash scripts/build.sh --sanitize

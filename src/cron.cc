@@ -1,8 +1,8 @@
 #include "cron.h"
 
-#include <array>
 #include <bit>
 #include <cctype>
+#include <span>
 #include <vector>
 
 #include "config.h"
@@ -16,16 +16,16 @@ namespace {
 struct Field {
   const char* name;
   unsigned min, max;
-  const std::array<std::string_view, 12>* names;  // names[i] is value min + i
+  std::span<const std::string_view> names;  // names[i] is value min + i
 };
 
-constexpr std::array<std::string_view, 12> kMonthNames = {"jan", "feb", "mar", "apr", "may", "jun",
-                                                          "jul", "aug", "sep", "oct", "nov", "dec"};
-constexpr std::array<std::string_view, 12> kDayNames = {"sun", "mon", "tue", "wed", "thu", "fri", "sat"};
+constexpr std::string_view kMonthNames[] = {"jan", "feb", "mar", "apr", "may", "jun",
+                                            "jul", "aug", "sep", "oct", "nov", "dec"};
+constexpr std::string_view kDayNames[] = {"sun", "mon", "tue", "wed", "thu", "fri", "sat"};
 
 constexpr Field kFields[] = {
-    {"minute", 0, 59, nullptr},        {"hour", 0, 23, nullptr},        {"day-of-month", 1, 31, nullptr},
-    {"month", 1, 12, &kMonthNames},    {"day-of-week", 0, 6, &kDayNames},
+    {"minute", 0, 59, {}},          {"hour", 0, 23, {}},           {"day-of-month", 1, 31, {}},
+    {"month", 1, 12, kMonthNames},  {"day-of-week", 0, 6, kDayNames},
 };
 
 struct Bits {
@@ -69,11 +69,11 @@ unsigned value(std::string_view text, const Field& f, std::string_view item, std
     }
     return v;
   }
-  if (f.names) {
+  if (!f.names.empty()) {
     std::string lower;
     for (char c : part) lower += static_cast<char>(std::tolower(static_cast<unsigned char>(c)));
-    for (unsigned i = 0; i < f.names->size(); ++i) {
-      if (!(*f.names)[i].empty() && (*f.names)[i] == lower) return f.min + i;
+    for (unsigned i = 0; i < f.names.size(); ++i) {
+      if (f.names[i] == lower) return f.min + i;
     }
     fail(text, std::string("unknown ") + f.name + " " + quoted(part));
   }

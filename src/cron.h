@@ -13,9 +13,10 @@
 // and on Mondays; a full range written out (`1-31`, `0-6`, `SUN-SAT`) does not set it either.
 //
 // Rejected although robfig accepts them, because they are almost certainly mistakes: empty list
-// items (`1,,2`), signs (`+5`), `*` with a range (`*-5`). Rejected by design: `@every`, whose
-// instants are not wall-clock times, and TZ=/CRON_TZ= prefixes (Kubernetes rejects them too; a
-// window names its zone after "in").
+// items (`1,,2`), signs (`+5`), `*` with a range (`*-5`, which robfig reads as `*`). Rejected
+// by design: `@every`, whose instants are not wall-clock times, and TZ=/CRON_TZ= prefixes
+// (Kubernetes refuses them in new CronJobs in favour of spec.timeZone; a window names its zone
+// after "in").
 #pragma once
 
 #include <chrono>

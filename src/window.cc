@@ -2,6 +2,7 @@
 
 #include <algorithm>
 #include <array>
+#include <bit>
 #include <cstdio>
 #include <cstdlib>
 #include <optional>
@@ -31,15 +32,16 @@ struct Later {
 local_seconds as_local(sys_seconds t) { return local_seconds{t.time_since_epoch()}; }
 
 // The starts of one cron schedule in one zone, in time order, each as the span it keeps open.
-// Runs of starts less than `duration` apart within an hour come out as one span, so a minutely
-// window costs a step per hour rather than per minute.
+// Chains of starts at most `duration` apart come out as one span, so a window that is open for
+// days costs a step per hour rather than per minute, and no heap traffic at all.
 class Starts {
  public:
   // Every start in [first, until) comes out, perhaps with a few before `first`.
   Starts(const CronSchedule& cron, const TimeZone& zone, seconds duration, sys_seconds first, sys_seconds until)
       : cron_(&cron), zone_(&zone), duration_(duration), until_(until) {
     done_ = !can_match(cron);
-    // A start s shows wall time w = s + offset (or later, after a gap), so w >= s + min_offset.
+    // A start s comes from wall time w = s + offset (the offset before the gap, for one moved out
+    // of a gap), so w >= s + min_offset and w < until + max_offset.
     cursor_ = floor<minutes>(as_local(first + zone.min_offset())) - minutes(1);
     limit_ = floor<minutes>(as_local(until + zone.max_offset()));
     for (int m = 59; m >= 0; --m) {
@@ -52,6 +54,22 @@ class Starts {
         }
       }
     }
+    // When each hour is one chain that reaches into the next, consecutive hours are one too.
+    int low = std::countr_zero(cron.minutes), high = 63 - std::countl_zero(cron.minutes);
+    last_minute_ = high;
+    bool hours_chain = cron.minutes && run_end_[low] == high && minutes(60 - high + low) <= duration;
+    for (int h = 23; h >= 0; --h) {
+      hour_run_end_[h] = h;
+      if (hours_chain && h < 23 && (cron.hours >> h & 1) && (cron.hours >> (h + 1) & 1)) hour_run_end_[h] = hour_run_end_[h + 1];
+    }
+  }
+
+  // Drops starts whose spans end by `end`: whoever asks has that much covered already.
+  void skip_to(sys_seconds end) {
+    while (!pending_.empty() && pending_.top().end <= end) pending_.pop();
+    // A wall time w starts no later than w - min_offset, so those up to end - duration + min_offset
+    // all end by `end`.
+    cursor_ = std::max(cursor_, floor<minutes>(as_local(end - duration_ + zone_->min_offset())) - minutes(1));
   }
 
   std::optional<Span> next() {
@@ -78,16 +96,31 @@ class Starts {
     cursor_ = *w;
     sys_seconds a = zone_->resolve(*w);
     Span span{a, a + duration_};
-    auto m = static_cast<int>((*w - floor<hours>(*w)).count());
-    if (run_end_[m] != m) {
-      LocalMinute last = *w + minutes(run_end_[m] - m);
-      sys_seconds b = zone_->resolve(last);
+    // Until the next offset change, wall time t is the instant t - offset, so a chain of starts
+    // each at most `duration` after the one before is one span. Starts are a minute apart or
+    // more; a start moved out of a gap (a != w - offset) stands alone.
+    seconds offset = duration_ >= minutes(1) ? zone_->offset_at(a) : seconds(0);
+    if (duration_ >= minutes(1) && a == sys_seconds{w->time_since_epoch()} - offset) {
       auto change = zone_->next_transition(a);
-      // Only where the offset holds still is the run as long in time as on the clock.
-      if (b - a == last - *w && (!change || *change > b)) {
-        span.end = b + duration_;
-        cursor_ = last;
+      LocalMinute stop = change ? floor<minutes>(as_local(*change + offset)) - minutes(1) : limit_;
+      stop = std::min(stop, limit_);
+      LocalMinute last = *w;
+      while (true) {
+        auto m = static_cast<int>((last - floor<hours>(last)).count());
+        LocalMinute run = last + minutes(run_end_[m] - m);  // the rest of this hour's chain
+        if (run > stop) break;
+        last = run;
+        if (run_end_[m] == last_minute_) {  // and the following hours'
+          auto h = static_cast<int>((floor<hours>(last) - floor<days>(last)).count());
+          LocalMinute end = last + hours(hour_run_end_[h] - h);
+          if (end <= stop) last = end;
+        }
+        auto next = next_match(*cron_, last, stop);
+        if (!next || *next - last > duration_) break;
+        last = *next;
       }
+      span.end = sys_seconds{last.time_since_epoch()} - offset + duration_;
+      cursor_ = last;
     }
     if (a < until_) pending_.push(span);
   }
@@ -97,7 +130,9 @@ class Starts {
   seconds duration_;
   sys_seconds until_;
   LocalMinute cursor_, limit_;
-  std::array<int, 60> run_end_{};
+  std::array<int, 60> run_end_{};       // last minute of the chain from each minute, in its hour
+  std::array<int, 24> hour_run_end_{};  // last hour of the chain from each hour, in its day
+  int last_minute_ = 0;
   std::priority_queue<Span, std::vector<Span>, Later> pending_;
   bool done_ = false;
 };
@@ -114,6 +149,7 @@ class Merged {
       auto cur = take();
       if (!cur || cur->start >= to_) break;
       while (cur->end < to_) {
+        skip_covered(cur->end);
         auto n = take();
         if (!n) break;
         if (n->start > cur->end) {
@@ -139,6 +175,17 @@ class Merged {
   }
 
  private:
+  // A window open for months merged with a minutely one need not step through every minute.
+  void skip_covered(sys_seconds end) {
+    for (std::size_t i = 0; i < heads_.size(); ++i) {
+      if (!heads_[i] || heads_[i]->end > end) continue;
+      sources_[i].skip_to(end);
+      do {
+        heads_[i] = sources_[i].next();
+      } while (heads_[i] && heads_[i]->end <= end);
+    }
+  }
+
   std::optional<Span> take() {
     if (held_) return std::exchange(held_, std::nullopt);
     std::optional<Span>* best = nullptr;
@@ -294,6 +341,7 @@ Window parse_window(std::string_view text) {
   if (!d) bad_window(text, quoted + " is not a Go duration such as 90m or 81h");
   if (*d <= nanoseconds(0)) bad_window(text, quoted + " must be positive");
   if (*d % seconds(1) != nanoseconds(0)) bad_window(text, quoted + " must be whole seconds");
+  if (*d > kLookAhead) bad_window(text, quoted + " is longer than 8784h (366 days)");
   w.duration = duration_cast<seconds>(*d);
   ++i;
   if (i < tokens.size()) {
@@ -343,26 +391,24 @@ std::vector<Interval> next_windows(const Schedule& s, SysTime at, int count) {
   seconds longest{0};
   for (const Window& w : s.allow) longest = std::max(longest, w.duration);
   sys_seconds now = floor<seconds>(at);
-  sys_seconds to = now + kLookAhead + longest;
-  // Look back only as far as the interval open now needs: usually one duration.
-  seconds back = longest + days(1);
-  while (true) {
-    Effective effective(s, now - back, to);
-    std::vector<Interval> out;
-    bool again = false;
-    while (out.size() < static_cast<std::size_t>(count)) {
-      auto span = effective.next();
-      if (!span) break;
-      if (SysTime(span->end) <= at) continue;
-      if (out.empty() && span->early && back < kLookBack) {
-        again = true;
-        break;
-      }
-      out.push_back({span->start, span->end, span->early, span->late});
-    }
-    if (!again) return out;
+  // Look back only as far as the allow interval open now needs: usually one duration. Finding
+  // that out looks no further ahead than now, so the doubling stays cheap.
+  seconds back = longest + hours(1);
+  while (back < kLookBack) {
+    Merged allow(starts_of(s.allow, now - back, now + seconds(1)), now - back, now + seconds(1));
+    auto span = allow.next();
+    while (span && SysTime(span->end) <= at) span = allow.next();
+    if (!span || !span->early) break;
     back = std::min<seconds>(back * 2, kLookBack);
   }
+  Effective effective(s, now - back, now + kLookAhead + longest);
+  std::vector<Interval> out;
+  while (out.size() < static_cast<std::size_t>(count)) {
+    auto span = effective.next();
+    if (!span) break;
+    if (SysTime(span->end) > at) out.push_back({span->start, span->end, span->early, span->late});
+  }
+  return out;
 }
 
 std::vector<SysTime> next_starts(const CronSchedule& cron, const TimeZone& zone, SysTime after, int count) {
@@ -375,7 +421,8 @@ std::vector<SysTime> next_starts(const CronSchedule& cron, const TimeZone& zone,
   while (out.size() < static_cast<std::size_t>(count)) {
     auto s = starts.next();
     if (!s) break;
-    if (s->start > from) out.push_back(s->start);
+    // A start moved out of a gap can land on a real one; they are one start.
+    if (s->start > from && (out.empty() || out.back() != SysTime(s->start))) out.push_back(s->start);
   }
   return out;
 }

@@ -8,7 +8,9 @@
 //   over a DST change is an hour shorter or longer on the clock, never in length.
 // - A start whose wall time does not exist (spring-forward gap) moves forward by the gap's
 //   length: 02:30 becomes 03:30. A start in a repeated (fall-back) hour happens once, at its first
-//   occurrence. This is Python's zoneinfo with fold=0; see TimeZone::resolve.
+//   occurrence. This is Python's zoneinfo with fold=0; see TimeZone::resolve. So nothing starts
+//   during the second pass, and `* * * * * for 1m` is closed then; `0 * * * * for 2h` is not.
+// - DURATION is whole seconds, more than 0 and at most 8784h (366 days).
 // - Overlapping or touching windows merge: [8:00, 9:00) and [9:00, 10:00) are one interval.
 // - A schedule is open iff inside an allow window, outside every deny window and outside every
 //   freeze: deny wins over allow, freeze over everything. With no allow window it is never open.

@@ -1,6 +1,7 @@
 #include "zone.h"
 
 #include <algorithm>
+#include <array>
 #include <cctype>
 #include <cstdint>
 #include <cstdlib>
@@ -73,25 +74,36 @@ std::int64_t rule_day(const Rule& r, int y) {
 struct Event {
   std::int64_t at;
   bool dst;
+  int year;
 };
 
 // Both switches of years [from, to], in time order; a switch at the same instant as the year
 // before's stays after it, so "DST all year" rules (J365/25 ending as the next year starts)
 // come out as one long stretch of daylight time.
-std::vector<Event> events(const Posix& p, int from, int to) {
-  std::vector<Event> out;
+struct Events {
+  std::array<Event, 10> list;
+  std::size_t size = 0;
+  void push_back(const Event& e) { list[size++] = e; }
+  const Event* begin() const { return list.data(); }
+  const Event* end() const { return list.data() + size; }
+  const Event& operator[](std::size_t i) const { return list[i]; }
+};
+
+Events events(const Posix& p, int from, int to) {  // at most five years
+  Events out;
   for (int y = from; y <= to; ++y) {
     std::int64_t start = rule_day(p.start, y) * 86400 + p.start.time - p.standard.offset;
     std::int64_t end = rule_day(p.end, y) * 86400 + p.end.time - p.daylight.offset;
     if (start <= end) {
-      out.push_back({start, true});
-      out.push_back({end, false});
+      out.push_back({start, true, y});
+      out.push_back({end, false, y});
     } else {
-      out.push_back({end, false});
-      out.push_back({start, true});
+      out.push_back({end, false, y});
+      out.push_back({start, true, y});
     }
   }
-  std::stable_sort(out.begin(), out.end(), [](const Event& a, const Event& b) { return a.at < b.at; });
+  std::stable_sort(out.list.begin(), out.list.begin() + static_cast<std::ptrdiff_t>(out.size),
+                   [](const Event& a, const Event& b) { return a.at < b.at; });
   return out;
 }
 
@@ -300,11 +312,14 @@ struct TimeZone::Data {
     if (!posix || !posix->has_dst || posix->standard.offset == posix->daylight.offset) return std::nullopt;
     std::int32_t prev = at(t).offset;
     int y = year_of(t);
-    // Each year of a DST rule switches twice; three years always hold the next switch.
-    for (const Event& e : events(*posix, y - 1, y + 2)) {
-      if (e.at <= t) continue;
-      std::int32_t o = e.dst ? posix->daylight.offset : posix->standard.offset;
-      if (o != prev) return std::pair{e.at, o};
+    // Each year of a DST rule switches twice; three years always hold the next switch. The
+    // fourth is there because of switches at one instant only the last counts: "DST all year"
+    // ends one year as the next begins.
+    auto list = events(*posix, y - 1, y + 3);
+    for (std::size_t i = 0; i < list.size && list[i].year <= y + 2; ++i) {
+      if (list[i].at <= t || (i + 1 < list.size && list[i + 1].at == list[i].at)) continue;
+      std::int32_t o = list[i].dst ? posix->daylight.offset : posix->standard.offset;
+      if (o != prev) return std::pair{list[i].at, o};
     }
     return std::nullopt;
   }
@@ -373,8 +388,8 @@ TimeZone TimeZone::load(std::string_view name, const std::string& dir) {
 }
 
 TimeZone TimeZone::from_tzif(std::string name, std::string_view bytes) {
-  auto bad = [&](const std::string& why) {
-    return ConfigError("time zone \"" + name + "\": not a usable TZif file: " + why);
+  auto bad = [zone = name](const std::string& why) {
+    return ConfigError("time zone \"" + zone + "\": not a usable TZif file: " + why);
   };
   Reader r{bytes};
   Header h;
