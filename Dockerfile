@@ -7,7 +7,7 @@
 # The builder always runs on the build machine's own platform ($BUILDPLATFORM) and cross-compiles
 # when the target differs (linux/amd64 -> linux/arm64 only), so no emulation is needed.
 #
-# Build arguments:
+# Build arguments (besides BuildKit's own TARGETARCH / BUILDPLATFORM):
 #   BASE      builder's base image (scripts/image.sh passes localhost/debian:bookworm, made
 #             with debootstrap)
 #   VERSION   org.opencontainers.image.version (scripts/image.sh: the project() version)
@@ -15,8 +15,11 @@
 #             (the build context has no .git)
 ARG BASE=debian:bookworm
 
-FROM --platform=$BUILDPLATFORM ${BASE} AS builder
-# Set by BuildKit and buildah; empty under the legacy docker builder, which means "native".
+# The build tools and libraries, a stage of its own so that scripts/image.sh can tag it and keep
+# it (with its layer cache) between runs.
+FROM --platform=$BUILDPLATFORM ${BASE} AS deps
+# Set by BuildKit (buildah 1.28 needs --build-arg); empty under the legacy docker builder,
+# which means "native".
 ARG TARGETARCH
 
 # Native: g++ and the native -dev packages. Cross: Debian's cross toolchain and the arm64 -dev
@@ -35,16 +38,20 @@ RUN set -eu; \
     fi; \
     apt-get update -qq; \
     DEBIAN_FRONTEND=noninteractive apt-get install -y -qq --no-install-recommends \
-      $toolchain cmake ninja-build file \
+      $toolchain cmake ninja-build file tzdata \
       nlohmann-json3-dev libspdlog-dev libfmt-dev doctest-dev libcli11-dev >/dev/null; \
     rm -rf /var/lib/apt/lists/*
 
+FROM deps AS builder
+ARG TARGETARCH
 WORKDIR /src
 COPY . .
 ARG REVISION=
 # Cross-compiles with cmake/aarch64-linux-gnu.cmake when the target is not the build machine's.
 # There is no .git in the build context, so CMakeLists.txt writes "unknown" as the commit into
-# the generated version.h: REVISION goes in its place before the build.
+# the generated version.h: REVISION goes in its place before the build. The tz database for
+# windows "in ZONE" (src/zone.h) goes into /out too, without the leap-second "right/" copy and
+# the localtime link to /etc, which a scratch image has not.
 RUN set -eu; \
     build_arch=$(dpkg --print-architecture); \
     target_arch=${TARGETARCH:-$build_arch}; \
@@ -72,7 +79,11 @@ RUN set -eu; \
     echo "windowctl: $info"; \
     case "$info" in *"statically linked"*) ;; *) echo "windowctl is not statically linked" >&2; exit 1 ;; esac; \
     case "$info" in *"$expect"*) ;; *) echo "windowctl is not a $expect executable" >&2; exit 1 ;; esac; \
-    install -D -m 0755 /build/windowctl /out/windowctl
+    install -D -m 0755 /build/windowctl /out/windowctl; \
+    mkdir -p /out/usr/share; \
+    cp -a /usr/share/zoneinfo /out/usr/share/; \
+    rm -rf /out/usr/share/zoneinfo/right /out/usr/share/zoneinfo/localtime; \
+    test -f /out/usr/share/zoneinfo/Europe/Zurich
 
 FROM scratch
 ARG VERSION=0.1.0
@@ -86,12 +97,10 @@ LABEL org.opencontainers.image.title="windowctl" \
       org.opencontainers.image.licenses="${LICENSES}" \
       org.opencontainers.image.version="${VERSION}" \
       org.opencontainers.image.revision="${REVISION}"
-# Time zones: windowctl needs no zoneinfo today. If it comes to read named time zones (e.g.
-# "Europe/Berlin" for windows), copy the builder's tzdata here and point TZDIR at it:
-#   COPY --from=builder /usr/share/zoneinfo /usr/share/zoneinfo
-# (apt-get install tzdata in the builder first). No CA bundle either: windowctl trusts only the
-# ServiceAccount's CA (or the kubeconfig's).
-COPY --from=builder /out/windowctl /windowctl
+# /windowctl and the tz database, /usr/share/zoneinfo (Debian's tzdata, about 0.2 MiB
+# compressed), where windowctl reads the zones of its windows ($ZONEINFO can point elsewhere).
+# No CA bundle: windowctl trusts only the ServiceAccount's CA (or the kubeconfig's).
+COPY --from=builder /out/ /
 # 65532: the conventional "nonroot" user of distroless images; no /etc/passwd is needed.
 USER 65532:65532
 ENTRYPOINT ["/windowctl"]

@@ -21,7 +21,7 @@ export DEBIAN_FRONTEND=noninteractive
 
 # Build tools and the header-only libraries, from the build machine's own architecture.
 native=(
-  cmake ninja-build file dpkg-dev
+  cmake ninja-build file dpkg-dev tzdata
   crossbuild-essential-arm64 qemu-user-static
   nlohmann-json3-dev libspdlog-dev libfmt-dev doctest-dev libcli11-dev
 )
@@ -51,21 +51,21 @@ arm64_known || die "apt knows no arm64 packages (is arm64 in the apt sources' ar
 
 # The arm64 root: re-made whenever the candidate versions change.
 root="$PWD/build-arm64/arm64-root"
-want=""
+want=()
 for p in "${arm64_debs[@]}"; do
   v=$(apt-cache policy "$p:arm64" | awk '/Candidate:/ {print $2}')
   [ -n "$v" ] && [ "$v" != "(none)" ] || die "no candidate version of $p:arm64"
-  want+="$p:arm64=$v "
+  want+=("$p:arm64=$v")
 done
-if [ "$(cat "$root/.stamp" 2>/dev/null)" != "$want" ]; then
-  step "unpacking $want into build-arm64/arm64-root"
+if [ "$(cat "$root/.stamp" 2>/dev/null)" != "${want[*]}" ]; then
+  step "unpacking ${want[*]} into build-arm64/arm64-root"
   rm -rf "$root" build-arm64/debs
   mkdir -p "$root" build-arm64/debs
   # Sandbox user root: _apt may not write into this folder, and apt would warn about that.
-  (cd build-arm64/debs && apt-get download -qq -o APT::Sandbox::User=root $want) \
-    || die "apt-get download $want failed"
+  (cd build-arm64/debs && apt-get download -qq -o APT::Sandbox::User=root "${want[@]}") \
+    || die "apt-get download ${want[*]} failed"
   for deb in build-arm64/debs/*.deb; do dpkg-deb -x "$deb" "$root"; done
-  echo "$want" >"$root/.stamp"
+  echo "${want[*]}" >"$root/.stamp"
 fi
 for lib in libssl.a libcrypto.a libyaml-cpp.a; do
   [ -f "$root/usr/lib/aarch64-linux-gnu/$lib" ] || die "$lib missing from $root"
