@@ -96,7 +96,7 @@ http::Response Client::exchange(const http::Request& request, const std::string&
     if (n == 0) {
       if (!parser.started()) *stale = true;
       if (parser.finish_eof() == http::ResponseParser::Result::kDone) break;
-      throw TransportError(parser.started() ? TransportError::Kind::kReset : TransportError::Kind::kReset, parser.error());
+      throw TransportError(TransportError::Kind::kReset, parser.error());
     }
     auto r = parser.feed(std::string_view(buf, n));
     if (r == http::ResponseParser::Result::kDone) break;
