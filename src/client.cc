@@ -190,4 +190,18 @@ nlohmann::json Client::call(std::string_view method, const std::string& path, co
   }
 }
 
+std::string error_summary(const std::exception& e) {
+  if (auto* api = dynamic_cast<const ApiError*>(&e)) return api->summary();
+  if (auto* t = dynamic_cast<const TransportError*>(&e)) {
+    switch (t->kind) {
+      case TransportError::Kind::kTimeout: return std::string("timeout: ") + t->what();
+      case TransportError::Kind::kProtocol: return std::string("bad response: ") + t->what();
+      default: return std::string("unreachable: ") + t->what();
+    }
+  }
+  return e.what();
+}
+
+void rethrow_verify_as_config(const TransportError& e) { throw ConfigError(e.what()); }
+
 }  // namespace windowctl

@@ -58,4 +58,12 @@ class Client {
   ClientStats stats_;
 };
 
+// One line for a failed request, typed by where it failed: "forbidden: ...", "timeout: ...",
+// "unreachable: ...", "bad response: ...".
+std::string error_summary(const std::exception& e);
+
+// A server certificate the CA does not vouch for is a configuration error (exit 2), not a
+// flaky network: rethrown as ConfigError.
+[[noreturn]] void rethrow_verify_as_config(const TransportError& e);
+
 }  // namespace windowctl

@@ -1,4 +1,5 @@
-// The commands: resolve targets, decide per object (plan.h), apply, record Events, wait.
+// The commands over the cluster, along one flow: resolve the targets (resolve.h), decide per
+// object (plan.h), apply with Events and --wait (apply.h), report (output.h).
 #pragma once
 
 #include <chrono>
@@ -13,7 +14,7 @@
 namespace windowctl {
 
 struct CommandOptions {
-  std::string command;  // open, close, relabel, status
+  std::string command;  // open, close, relabel, adopt, sync, status
   std::vector<std::string> names;
   std::string selector;
   bool all = false;
@@ -24,6 +25,8 @@ struct CommandOptions {
   bool relabel = false;
   std::string label_value;  // relabel --reconcile
   bool dry_run = false;
+  bool scheduled = false;     // open/close --scheduled: an active override wins over the job
+  bool fail_on_held = false;  // a held target makes the exit code 1
   bool wait = false;
   std::chrono::milliseconds wait_timeout{std::chrono::minutes(5)};
   std::chrono::milliseconds poll_interval{std::chrono::seconds(1)};

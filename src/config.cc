@@ -11,6 +11,8 @@
 #include <nlohmann/json.hpp>
 #include <openssl/evp.h>
 
+#include "targets.h"
+
 namespace windowctl {
 
 Getenv process_getenv() {
@@ -154,6 +156,17 @@ Config infer_config(const InferOptions& options, const Getenv& getenv) {
   }
   throw ConfigError(
       "no cluster configuration: pass --kubeconfig, set KUBECONFIG, run in a pod, or create ~/.kube/config");
+}
+
+std::string default_namespace(const std::string& flag, const Getenv& getenv) {
+  std::string ns = flag, from = "--namespace";
+  if (ns.empty()) {
+    ns = getenv("FLUX_SYSTEM_NAMESPACE").value_or("");
+    from = "FLUX_SYSTEM_NAMESPACE";
+  }
+  if (ns.empty()) return "flux-system";
+  if (!valid_namespace(ns)) throw ConfigError("invalid " + from + " \"" + ns + "\" (lowercase letters, digits and '-')");
+  return ns;
 }
 
 }  // namespace windowctl

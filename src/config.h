@@ -42,7 +42,6 @@ struct Config {
   std::string ca_data_base64;   // for exec plugins that ask for cluster info
   bool insecure_skip_tls_verify = false;
   Credentials credentials;
-  std::string namespace_;  // the context's namespace; empty when none
   std::string origin;      // for messages: "in-cluster" or "kubeconfig PATH, context NAME"
   std::string identity;    // who acts, for override records: kubeconfig user or ServiceAccount name
 };
@@ -75,5 +74,11 @@ std::string base64_decode(const std::string& text, const std::string& what);
 std::string token_subject(const std::string& token);
 
 std::string read_file(const std::string& path, const std::string& what);
+
+// The namespace of names without one and of -l/--all, as the flux CLI decides it: --namespace,
+// else $FLUX_SYSTEM_NAMESPACE, else flux-system. Neither the kubeconfig context's namespace nor
+// the in-cluster ServiceAccount's is used (the shipped jobs set FLUX_SYSTEM_NAMESPACE to their
+// own). ConfigError when the result is not a valid namespace name.
+std::string default_namespace(const std::string& flag, const Getenv& getenv);
 
 }  // namespace windowctl

@@ -100,3 +100,16 @@ TEST_CASE("the subject of a ServiceAccount token labels who acted") {
   CHECK(base64_decode("Q0EtUEVN", "x") == "CA-PEM");
   CHECK_THROWS_AS(base64_decode("abc", "x"), ConfigError);
 }
+
+TEST_CASE("default namespace: --namespace, else FLUX_SYSTEM_NAMESPACE, else flux-system") {
+  CHECK(default_namespace("", env({})) == "flux-system");
+  CHECK(default_namespace("", env({{"FLUX_SYSTEM_NAMESPACE", "flux"}})) == "flux");
+  CHECK(default_namespace("apps", env({{"FLUX_SYSTEM_NAMESPACE", "flux"}})) == "apps");
+  CHECK(default_namespace("", env({{"FLUX_SYSTEM_NAMESPACE", ""}})) == "flux-system");
+  // The context's namespace plays no part: the flux CLI ignores it too.
+  CHECK(default_namespace("", env({{"KUBECONFIG", "/nonexistent"}})) == "flux-system");
+  CHECK_THROWS_WITH_AS(default_namespace("Flux_System", env({})),
+                       "invalid --namespace \"Flux_System\" (lowercase letters, digits and '-')", ConfigError);
+  CHECK_THROWS_WITH_AS(default_namespace("", env({{"FLUX_SYSTEM_NAMESPACE", "a/b"}})),
+                       "invalid FLUX_SYSTEM_NAMESPACE \"a/b\" (lowercase letters, digits and '-')", ConfigError);
+}

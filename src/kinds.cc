@@ -75,4 +75,12 @@ std::string choose_version(const KindAdapter& kind, const nlohmann::json& api_gr
   return {};
 }
 
+std::string metadata_string(const nlohmann::json& object, const char* key) {
+  if (!object.is_object()) return {};
+  auto meta = object.find("metadata");
+  if (meta == object.end() || !meta->is_object()) return {};
+  auto v = meta->find(key);
+  return v != meta->end() && v->is_string() ? v->get<std::string>() : std::string();
+}
+
 }  // namespace windowctl

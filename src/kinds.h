@@ -23,6 +23,10 @@ std::string group_path(const KindAdapter& kind);  // /apis/GROUP
 std::string collection_path(const KindAdapter& kind, std::string_view version, std::string_view ns);
 std::string object_path(const KindAdapter& kind, std::string_view version, std::string_view ns, std::string_view name);
 
+// metadata.KEY of an object as the server sent it, or "" when absent or not a string (never
+// operator[] on a missing key: the release build has no JSON_ASSERT to stop it).
+std::string metadata_string(const nlohmann::json& object, const char* key);
+
 // The version to use from an APIGroup discovery document: the preferred one of the adapter when
 // served, else the group's preferredVersion. Empty when the group serves nothing.
 std::string choose_version(const KindAdapter& kind, const nlohmann::json& api_group);

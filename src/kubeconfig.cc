@@ -129,7 +129,6 @@ Config kubeconfig_config(const std::vector<std::string>& paths, const std::strin
 
     Config c;
     c.origin = "kubeconfig " + first + ", context " + context_name;
-    c.namespace_ = str(context, "namespace");
     c.identity = str(context, "user");
     c.server = str(cluster, "server");
     if (c.server.empty()) throw ConfigError("cluster " + cluster_name + " has no server");

@@ -21,12 +21,11 @@ const std::string kCaData = "    certificate-authority-data: Q0EtUEVN\n";
 
 }  // namespace
 
-TEST_CASE("token user with inline CA and the context namespace") {
+TEST_CASE("token user with inline CA") {
   testing::TempDir dir;
   auto c = kubeconfig_config({dir.write("k", kubeconfig(kServer + kCaData, "    token: t0k\n"))}, "");
   CHECK(c.ca_pem == "CA-PEM");
   CHECK(c.credentials.token == "t0k");
-  CHECK(c.namespace_ == "apps");
   CHECK(c.port == 6443);
   CHECK(c.origin.find("context main") != std::string::npos);
 }

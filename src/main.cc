@@ -25,6 +25,7 @@ struct Flags {
   std::string kubeconfig, context, ns, kind = "Kustomization", api_version, selector;
   std::vector<std::string> names;
   bool all = false, force = false, relabel = false, dry_run = false, wait = false, verbose = false;
+  bool scheduled = false, fail_on_held = false;
   std::string override_for, at;
   std::vector<std::string> windows, denies, freezes;
   int count = 5;
@@ -44,7 +45,7 @@ void add_targets(CLI::App* cmd, Flags& f, bool writes) {
       ->delimiter('\0');
   cmd->add_option("-l,--selector", f.selector, "Label selector, as kubectl (app=x,window in (rw))")->type_name("SELECTOR");
   cmd->add_flag("--all", f.all, "Every object of the kind in the namespace");
-  cmd->add_option("-n,--namespace", f.ns, "Namespace of names without one and of -l/--all (default: the kubeconfig context's, else flux-system)")
+  cmd->add_option("-n,--namespace", f.ns, "Namespace of names without one and of -l/--all (default: $FLUX_SYSTEM_NAMESPACE, else flux-system)")
       ->type_name("NS");
   cmd->add_option("--kind", f.kind, "Kustomization or HelmRelease")->type_name("KIND");
   cmd->add_option("--api-version", f.api_version, "API version to use instead of discovering it (v1, v1beta2, v2)")->type_name("VERSION");
@@ -71,6 +72,7 @@ int run(int argc, char** argv) {
   close->add_flag("--relabel", f.relabel, "Also set kustomize.toolkit.fluxcd.io/reconcile=disabled, so a parent Kustomization leaves them alone");
   close->add_option("--for", f.override_for, "Keep them closed this long even if the window says open (sync honours it)")
       ->type_name("DURATION");
+  close->add_flag("--scheduled", f.scheduled, "A scheduled run: an unexpired open/close --for override wins, an expired one is dropped");
 
   auto* open = app.add_subcommand("open", "Resume what windowctl suspended and request a reconcile now");
   add_targets(open, f, true);
@@ -78,6 +80,8 @@ int run(int argc, char** argv) {
   open->add_flag("--force", f.force, "Also resume objects suspended by someone else");
   open->add_option("--for", f.override_for, "Keep them open this long even if the window says closed (sync honours it)")
       ->type_name("DURATION");
+  open->add_flag("--scheduled", f.scheduled, "A scheduled run: an unexpired open/close --for override wins, an expired one is dropped");
+  open->add_flag("--fail-on-held", f.fail_on_held, "Exit 1 when a target is held (suspended by someone else)");
   open->add_flag("--wait", f.wait, "Wait until Flux has reconciled the targets and they are Ready");
   open->add_option("--timeout", f.timeout, "How long --wait waits")->type_name("DURATION");
   open->add_option("--poll-interval", f.poll_interval, "How often --wait reads the targets")->group("");
@@ -85,6 +89,9 @@ int run(int argc, char** argv) {
   auto* relabel = app.add_subcommand("relabel", "Set only the kustomize.toolkit.fluxcd.io/reconcile label");
   add_targets(relabel, f, true);
   relabel->add_option("--reconcile", f.reconcile, "enabled or disabled")->required()->check(CLI::IsMember({"enabled", "disabled"}));
+
+  auto* adopt = app.add_subcommand("adopt", "Mark targets someone else suspended (e.g. flux suspend) as closed by windowctl, so the next open resumes them");
+  add_targets(adopt, f, true);
 
   auto add_schedule = [&f](CLI::App* cmd, bool required) {
     auto* w = cmd->add_option("--window", f.windows, "\"CRON for DURATION [in ZONE]\", repeatable: when changes may happen")
@@ -104,6 +111,7 @@ int run(int argc, char** argv) {
   add_schedule(sync, false);
   sync->add_flag("--relabel", f.relabel, "Also set kustomize.toolkit.fluxcd.io/reconcile to enabled/disabled");
   sync->add_flag("--force", f.force, "When opening, also resume objects suspended by someone else");
+  sync->add_flag("--fail-on-held", f.fail_on_held, "Exit 1 when a target is held (suspended by someone else)");
 
   auto* schedule = app.add_subcommand("schedule", "Say whether the window is open and list the next windows (no cluster needed)");
   add_schedule(schedule, true);
@@ -114,12 +122,13 @@ int run(int argc, char** argv) {
   auto* status = app.add_subcommand("status", "Show suspension, who suspended, readiness and revision (all in the namespace by default)");
   add_targets(status, f, false);
   add_schedule(status, false);
+  status->add_flag("--fail-on-held", f.fail_on_held, "Exit 1 when a target is suspended by someone else (open would hold it)");
 
   app.add_subcommand("version", "Print the version and commit");
 
-  const std::vector<std::string> commands = {"open", "close", "relabel", "sync", "status", "schedule", "version"};
+  const std::vector<std::string> commands = {"open", "close", "relabel", "adopt", "sync", "status", "schedule", "version"};
   if (argc > 1 && argv[1][0] != '-' && std::find(commands.begin(), commands.end(), argv[1]) == commands.end()) {
-    std::cerr << "windowctl: unknown command \"" << argv[1] << "\" (commands: open, close, relabel, sync, status, schedule, version)\n";
+    std::cerr << "windowctl: unknown command \"" << argv[1] << "\" (commands: open, close, adopt, relabel, sync, status, schedule, version)\n";
     return kExitUsage;
   }
   try {
@@ -157,6 +166,9 @@ int run(int argc, char** argv) {
       throw ConfigError(opt.command + " needs targets: --kustomizations NAMES, -l SELECTOR or --all");
     }
     if (f.reason.size() > 1024) throw ConfigError("--reason is longer than 1024 characters");
+    if (f.scheduled && !f.override_for.empty()) {
+      throw ConfigError("--scheduled and --for exclude each other: a scheduled run never sets an override");
+    }
     ClientOptions client_options;
     client_options.request_timeout = duration_flag("--request-timeout", f.request_timeout);
     if (client_options.request_timeout.count() == 0) client_options.request_timeout = std::chrono::hours(24);
@@ -171,6 +183,8 @@ int run(int argc, char** argv) {
     opt.relabel = f.relabel;
     opt.label_value = f.reconcile;
     opt.dry_run = f.dry_run;
+    opt.scheduled = f.scheduled;
+    opt.fail_on_held = f.fail_on_held;
     opt.wait = f.wait;
     opt.reason = f.reason;
     if (!f.override_for.empty()) {
@@ -180,8 +194,8 @@ int run(int argc, char** argv) {
     opt.output = f.output == "json" ? OutputFormat::kJson : OutputFormat::kText;
     opt.schedule = std::move(schedule_flags);
 
+    opt.ns = default_namespace(f.ns, process_getenv());
     Config config = infer_config({f.kubeconfig, f.context}, process_getenv());
-    opt.ns = !f.ns.empty() ? f.ns : !config.namespace_.empty() ? config.namespace_ : "flux-system";
     spdlog::debug("using {} at {}", config.origin, config.server);
     opt.identity = config.identity;
     Client client(std::move(config), client_options);

@@ -81,15 +81,35 @@ SyncVerdict sync_verdict(const ObjectState& s, bool window_open, SysTime now) {
   if (valid && now < *until) {
     v.action = s.override_state == "open" ? Action::kOpen : Action::kClose;
     v.override_mode = OverrideMode::kKeep;
+    v.override_active = true;
     v.cause = "override " + s.override_state + " until " + s.override_until;
     return v;
   }
   // Expired or unreadable overrides go; the schedule decides again.
   v.action = window_open ? Action::kOpen : Action::kClose;
   v.override_mode = s.has_override ? OverrideMode::kClear : OverrideMode::kKeep;
+  if (s.has_override) v.override_dropped = valid ? "override expired" : "unreadable override dropped";
   v.cause = window_open ? "window open" : "window closed";
-  if (s.has_override) v.cause += valid ? " (override expired)" : " (unreadable override dropped)";
+  if (s.has_override) v.cause += " (" + v.override_dropped + ")";
   return v;
+}
+
+PlanInput scheduled_input(const ObjectState& s, PlanInput in, SysTime now) {
+  const Action asked = in.action;
+  SyncVerdict v = sync_verdict(s, asked == Action::kOpen, now);
+  in.action = v.action;
+  in.override_mode = v.override_mode;
+  if (v.override_active) {
+    in.cause = v.cause;
+    // What the operator sees: the job ran, and why it did not do what its schedule says.
+    in.override_note = (v.action == asked ? "override " : "kept " + std::string(v.action == Action::kOpen ? "open" : "closed") +
+                                                              " by override ") +
+                       s.override_state + " until " + s.override_until + (s.override_by.empty() ? "" : " by " + s.override_by) +
+                       (s.override_reason.empty() ? "" : " (" + s.override_reason + ")");
+  } else {
+    in.cause = "scheduled" + (v.override_dropped.empty() ? "" : ", " + v.override_dropped);
+  }
+  return in;
 }
 
 Decision decide(const json& obj, const PlanInput& in) {
@@ -154,9 +174,33 @@ Decision decide(const json& obj, const PlanInput& in) {
     case Action::kRelabel:
       d.outcome = label_differs ? Outcome::kRelabeled : Outcome::kAlreadyLabeled;
       break;
+    case Action::kAdopt:
+      if (!s.suspended) {
+        d.outcome = Outcome::kAlreadyOpen;
+        add_note(d.note, "nothing to adopt");
+      } else if (s.marked) {
+        d.outcome = Outcome::kAlreadyClosed;
+        add_note(d.note, "already marked by windowctl");
+      } else {
+        // Exactly the marks close leaves, so open treats it as its own; spec stays as it is.
+        d.outcome = Outcome::kAdopted;
+        annotations[kSuspendedByAnnotation] = kSuspendedByValue;
+        annotations[kSuspendedAtAnnotation] = in.now;
+        if (!in.reason.empty()) {
+          annotations[kReasonAnnotation] = in.reason;
+        } else if (has_annotation(obj, kReasonAnnotation)) {
+          annotations[kReasonAnnotation] = nullptr;
+        }
+        d.event_reason = "WindowAdopted";
+        d.event_message = with_reason(
+            "Adopted by windowctl: suspended by someone else, now marked as closed by windowctl, so the next open resumes it",
+            in.reason);
+      }
+      break;
   }
+  if (!in.override_note.empty()) add_note(d.note, in.override_note);
 
-  if (in.action != Action::kRelabel) {
+  if (in.action == Action::kOpen || in.action == Action::kClose) {
     const std::string state = in.action == Action::kOpen ? "open" : "closed";
     if (in.override_mode == OverrideMode::kSet) {
       bool same = s.override_state == state && s.override_until == in.override_until;
@@ -212,6 +256,7 @@ std::string outcome_text(Outcome o, bool dry_run) {
     case Outcome::kHeld: return "held: suspended by someone else";
     case Outcome::kRelabeled: return dry_run ? "would relabel" : "relabeled";
     case Outcome::kAlreadyLabeled: return "already labeled";
+    case Outcome::kAdopted: return dry_run ? "would adopt" : "adopted";
   }
   return "unknown";
 }
@@ -231,6 +276,7 @@ std::string outcome_code(Outcome o) {
     case Outcome::kHeld: return "held";
     case Outcome::kRelabeled: return "relabeled";
     case Outcome::kAlreadyLabeled: return "already-labeled";
+    case Outcome::kAdopted: return "adopted";
   }
   return "unknown";
 }

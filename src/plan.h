@@ -23,7 +23,12 @@ inline constexpr const char* kOverrideAtAnnotation = "windowctl.io/override-at";
 inline constexpr const char* kOverrideByAnnotation = "windowctl.io/override-by";
 inline constexpr const char* kOverrideReasonAnnotation = "windowctl.io/override-reason";
 
-enum class Action { kOpen, kClose, kRelabel };
+enum class Action {
+  kOpen,
+  kClose,
+  kRelabel,
+  kAdopt,  // mark a suspension someone else made as windowctl's, so a scheduled open resumes it
+};
 
 // What a change does with a time-boxed override already on the object.
 enum class OverrideMode {
@@ -44,6 +49,7 @@ struct PlanInput {
   std::string override_until;  // kSet: RFC 3339 end of the override
   std::string override_by;     // kSet: who asked for it
   std::string cause;           // Event message prefix, e.g. "window open per schedule"
+  std::string override_note;   // --scheduled: the active override that decided, for the output
 };
 
 struct ObjectState {
@@ -63,7 +69,7 @@ struct ObjectState {
 
 ObjectState read_state(const nlohmann::json& object);
 
-enum class Outcome { kOpened, kAlreadyOpen, kClosed, kAlreadyClosed, kHeld, kRelabeled, kAlreadyLabeled };
+enum class Outcome { kOpened, kAlreadyOpen, kClosed, kAlreadyClosed, kHeld, kRelabeled, kAlreadyLabeled, kAdopted };
 
 struct Decision {
   Outcome outcome = Outcome::kAlreadyOpen;
@@ -81,9 +87,16 @@ Decision decide(const nlohmann::json& object, const PlanInput& input);
 struct SyncVerdict {
   Action action = Action::kClose;
   OverrideMode override_mode = OverrideMode::kKeep;
-  std::string cause;  // "window open", "override open until T", ...
+  bool override_active = false;  // an unexpired override decided the action
+  std::string override_dropped;  // "override expired", "unreadable override dropped" or empty
+  std::string cause;             // "window open", "override open until T", ...
 };
 SyncVerdict sync_verdict(const ObjectState& state, bool window_open, SysTime now);
+
+// open/close --scheduled: the job says what the window wants at its edge; an unexpired override
+// (open/close --for) still wins, exactly as with sync, and an expired one is dropped. The input
+// comes back with the action, override mode and cause that apply to this object.
+PlanInput scheduled_input(const ObjectState& state, PlanInput in, SysTime now);
 
 // "closed", "already closed", "held: suspended by someone else"; with dry_run "would close".
 std::string outcome_text(Outcome outcome, bool dry_run);

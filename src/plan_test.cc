@@ -158,7 +158,7 @@ TEST_CASE("every state, action and flag: the patch reaches the goal and a second
   for (const auto& suspend : suspends)
     for (const auto& ann : annotation_sets)
       for (const auto& labels : label_sets)
-        for (Action action : {Action::kOpen, Action::kClose, Action::kRelabel})
+        for (Action action : {Action::kOpen, Action::kClose, Action::kRelabel, Action::kAdopt})
           for (bool force : {false, true})
             for (bool relabel : {false, true}) {
               ++cases;
@@ -197,15 +197,24 @@ TEST_CASE("every state, action and flag: the patch reaches the goal and a second
                   CHECK(lower(s.reconcile_label) == "enabled");
                   CHECK(s.suspended == before.suspended);
                   break;
+                case Action::kAdopt:
+                  // Only the marks, only on someone else's suspension; spec and labels untouched.
+                  CHECK(s.suspended == before.suspended);
+                  CHECK(after["spec"] == obj["spec"]);
+                  CHECK(s.reconcile_label == before.reconcile_label);
+                  if (before.suspended) CHECK(s.marked);
+                  CHECK(d.patch.has_value() == (before.suspended && !before.marked));
+                  CHECK((d.outcome == Outcome::kAdopted) == (before.suspended && !before.marked));
+                  break;
               }
-              if (relabel && d.outcome != Outcome::kHeld && action != Action::kRelabel) {
+              if (relabel && d.outcome != Outcome::kHeld && (action == Action::kOpen || action == Action::kClose)) {
                 CHECK(lower(s.reconcile_label) == (action == Action::kOpen ? "enabled" : "disabled"));
               }
               // Converged: deciding again on the result writes nothing.
               auto again = decide(after, in);
               CHECK_FALSE(again.patch);
             }
-  CHECK(cases == 4 * 4 * 3 * 3 * 2 * 2);
+  CHECK(cases == 4 * 4 * 3 * 4 * 2 * 2);
 }
 
 TEST_CASE("open --for records a time-boxed override in the same patch") {
@@ -307,4 +316,92 @@ TEST_CASE("sync converges: applying its decision and deciding again writes nothi
         CHECK_FALSE(decide(after, in2).patch);
         if (d.outcome != Outcome::kHeld) CHECK(read_state(after).suspended == (v.action == Action::kClose));
       }
+}
+
+TEST_CASE("adopt marks someone else's suspension exactly as close would have") {
+  json obj = object(true, {{kReasonAnnotation, "stale"}});
+  auto d = decide(obj, input(Action::kAdopt, false, false, "migrated from flux-cli jobs"));
+  CHECK(d.outcome == Outcome::kAdopted);
+  REQUIRE(d.patch);
+  CHECK(*d.patch == json::parse(R"({"metadata":{"resourceVersion":"42","annotations":{
+      "windowctl.io/suspended-by":"windowctl","windowctl.io/suspended-at":"2026-11-22T08:00:00Z",
+      "windowctl.io/reason":"migrated from flux-cli jobs"}}})"));
+  CHECK(d.event_reason == "WindowAdopted");
+  CHECK(d.event_type == "Normal");
+  CHECK(describe(d, false) == "adopted");
+  CHECK(describe(d, true) == "would adopt");
+  CHECK(outcome_code(d.outcome) == "adopted");
+  // The next open resumes it: it is no longer held.
+  json adopted = merged(obj, *d.patch);
+  CHECK(decide(adopted, input(Action::kOpen)).outcome == Outcome::kOpened);
+  CHECK(decide(obj, input(Action::kOpen)).outcome == Outcome::kHeld);
+  // Without --reason, a stale reason goes, as with close.
+  auto plain = decide(obj, input(Action::kAdopt));
+  CHECK((*plain.patch)["metadata"]["annotations"][kReasonAnnotation].is_null());
+
+  auto running = decide(object(nullptr, kMarks), input(Action::kAdopt));
+  CHECK(running.outcome == Outcome::kAlreadyOpen);
+  CHECK_FALSE(running.patch);
+  CHECK(describe(running, false) == "already open, nothing to adopt");
+  auto ours = decide(object(true, kMarks), input(Action::kAdopt));
+  CHECK(ours.outcome == Outcome::kAlreadyClosed);
+  CHECK_FALSE(ours.patch);
+  CHECK(describe(ours, false) == "already closed, already marked by windowctl");
+  // Overrides are not adopt's business.
+  json with_override = object(true, {{kOverrideAnnotation, "closed"}, {kOverrideUntilAnnotation, "2026-11-22T20:00:00Z"}});
+  auto kept = decide(with_override, input(Action::kAdopt));
+  CHECK_FALSE((*kept.patch)["metadata"]["annotations"].contains(kOverrideAnnotation));
+}
+
+TEST_CASE("--scheduled: an active override wins over the job, an expired one is dropped") {
+  SysTime now = *parse_rfc3339("2026-11-22T08:00:00Z");
+  const json closed_override = {{kSuspendedByAnnotation, "windowctl"}, {kOverrideAnnotation, "closed"},
+                                {kOverrideUntilAnnotation, "2026-11-22T20:00:00Z"}, {kOverrideByAnnotation, "alice"},
+                                {kOverrideReasonAnnotation, "freeze"}};
+  json frozen = object(true, closed_override);
+
+  // The scheduled open keeps it closed, writes nothing, and says why.
+  PlanInput open = scheduled_input(read_state(frozen), input(Action::kOpen), now);
+  CHECK(open.action == Action::kClose);
+  CHECK(open.override_mode == OverrideMode::kKeep);
+  auto d = decide(frozen, open);
+  CHECK(d.outcome == Outcome::kAlreadyClosed);
+  CHECK_FALSE(d.patch);
+  CHECK(describe(d, false) == "already closed, kept closed by override closed until 2026-11-22T20:00:00Z by alice (freeze)");
+
+  // The scheduled close agrees with the override: it stays, and the output names it.
+  PlanInput close = scheduled_input(read_state(frozen), input(Action::kClose), now);
+  CHECK(close.action == Action::kClose);
+  CHECK(describe(decide(frozen, close), false) ==
+        "already closed, override closed until 2026-11-22T20:00:00Z by alice (freeze)");
+
+  // After expiry the scheduled open opens and drops the override, in one patch.
+  SysTime later = *parse_rfc3339("2026-11-22T20:00:00Z");
+  PlanInput expired = scheduled_input(read_state(frozen), input(Action::kOpen), later);
+  CHECK(expired.action == Action::kOpen);
+  CHECK(expired.override_mode == OverrideMode::kClear);
+  CHECK(expired.cause == "scheduled, override expired");
+  auto opened = decide(frozen, expired);
+  CHECK(opened.outcome == Outcome::kOpened);
+  json after = merged(frozen, *opened.patch);
+  CHECK_FALSE(read_state(after).has_override);
+  CHECK_FALSE(read_state(after).suspended);
+  CHECK(opened.event_message == "Resumed by windowctl: window opened (scheduled, override expired)");
+
+  // An emergency open (override open) survives the scheduled close.
+  json emergency = object(nullptr, {{kOverrideAnnotation, "open"}, {kOverrideUntilAnnotation, "2026-11-22T10:00:00Z"}});
+  PlanInput sclose = scheduled_input(read_state(emergency), input(Action::kClose), now);
+  auto kept = decide(emergency, sclose);
+  CHECK(kept.outcome == Outcome::kAlreadyOpen);
+  CHECK_FALSE(kept.patch);
+  CHECK(describe(kept, false) == "already open, kept open by override open until 2026-11-22T10:00:00Z");
+
+  // Without an override, --scheduled is the plain action; the Event says it was scheduled.
+  json plain = object(nullptr);
+  PlanInput none = scheduled_input(read_state(plain), input(Action::kClose, false, false, "scheduled window"), now);
+  CHECK(none.action == Action::kClose);
+  CHECK(none.override_mode == OverrideMode::kKeep);
+  auto closed = decide(plain, none);
+  CHECK(closed.outcome == Outcome::kClosed);
+  CHECK(closed.event_message == "Suspended by windowctl: window closed (scheduled): scheduled window");
 }

@@ -19,10 +19,10 @@ if _HERE not in sys.path:
 
 from fakekube.server import (  # noqa: E402
     CRD_HELMRELEASE, CRD_KUSTOMIZATION_V1_ONLY, CRD_KUSTOMIZATION_V1_V1BETA2, FakeApiServer, crd_path,
-    default_crds, shared_dir,
+    CRD_DIR, default_crds,
 )
 
-__all__ = ["FakeApiServer", "crd_path", "default_crds", "shared_dir", "CRD_HELMRELEASE",
+__all__ = ["FakeApiServer", "crd_path", "default_crds", "CRD_DIR", "CRD_HELMRELEASE",
            "CRD_KUSTOMIZATION_V1_ONLY", "CRD_KUSTOMIZATION_V1_V1BETA2", "SA_USER", "SA_RULES", "main"]
 
 SA_USER = "system:serviceaccount:flux-system:windowctl"

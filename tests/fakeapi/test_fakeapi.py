@@ -348,6 +348,74 @@ metadata: {name: windowctl, namespace: flux-system}
     assert c.get(f"/apis/{G}/v1/namespaces/other/kustomizations").status == 403
 
 
+def test_apply_rbac_follows_the_bindings(srv):
+    """Who may do what follows from the RoleBindings' subjects, as with the apiserver's RBAC
+    authorizer: the same Role bound to a ServiceAccount of another namespace grants it nothing."""
+    jobs_sa, wrong_sa = "system:serviceaccount:jobs:windowctl", "system:serviceaccount:flux-system:windowctl"
+    jobs, wrong = Client(srv, srv.add_user(jobs_sa)), Client(srv, srv.add_user(wrong_sa))
+    role = {"apiVersion": "rbac.authorization.k8s.io/v1", "kind": "Role",
+            "metadata": {"name": "windowctl", "namespace": "flux-system"},
+            "rules": [{"apiGroups": [G], "resources": ["kustomizations"], "verbs": ["get"]}]}
+    binding = {"apiVersion": "rbac.authorization.k8s.io/v1", "kind": "RoleBinding",
+               "metadata": {"name": "windowctl", "namespace": "flux-system"},
+               "roleRef": {"apiGroup": "rbac.authorization.k8s.io", "kind": "Role", "name": "windowctl"},
+               "subjects": [{"kind": "ServiceAccount", "name": "windowctl", "namespace": "jobs"}]}
+    assert jobs.get(KS + "/apps-rw").status == 403
+    srv.apply_rbac([role, binding])
+    assert jobs.get(KS + "/apps-rw").status == 200
+    assert wrong.get(KS + "/apps-rw").status == 403, "bound to jobs/windowctl, not flux-system/windowctl"
+    assert jobs.patch(KS + "/apps-rw", {"spec": {"suspend": True}}).status == 403, "only the Role's verbs"
+    assert jobs.get(f"/apis/{G}/v1/namespaces/jobs/kustomizations/x").status == 403, "only the binding's namespace"
+
+    # A subject without a namespace is the binding's own namespace; a binding to a Role that does
+    # not exist grants nothing; a ClusterRole bound by a RoleBinding grants in that namespace only.
+    srv.apply_rbac("""
+apiVersion: rbac.authorization.k8s.io/v1
+kind: RoleBinding
+metadata: {name: local, namespace: flux-system}
+roleRef: {apiGroup: rbac.authorization.k8s.io, kind: Role, name: windowctl}
+subjects: [{kind: ServiceAccount, name: windowctl}]
+---
+apiVersion: rbac.authorization.k8s.io/v1
+kind: RoleBinding
+metadata: {name: dangling, namespace: flux-system}
+roleRef: {apiGroup: rbac.authorization.k8s.io, kind: Role, name: missing}
+subjects: [{kind: ServiceAccount, name: windowctl, namespace: jobs}]
+---
+apiVersion: rbac.authorization.k8s.io/v1
+kind: ClusterRole
+metadata: {name: events}
+rules: [{apiGroups: [""], resources: [events], verbs: [create]}]
+---
+apiVersion: rbac.authorization.k8s.io/v1
+kind: RoleBinding
+metadata: {name: events, namespace: jobs}
+roleRef: {apiGroup: rbac.authorization.k8s.io, kind: ClusterRole, name: events}
+subjects: [{kind: Group, name: "system:serviceaccounts:jobs"}]
+""")
+    assert wrong.get(KS + "/apps-rw").status == 200
+    srv.put("namespaces", "", "jobs", {})
+    ev = {"metadata": {"generateName": "x."}, "involvedObject": {"kind": "Kustomization", "namespace": "jobs"},
+          "reason": "R", "message": "m", "type": "Normal"}
+    assert jobs.req("POST", "/api/v1/namespaces/jobs/events", ev, "application/json").status == 201
+    assert jobs.req("POST", "/api/v1/namespaces/flux-system/events", ev, "application/json").status == 403
+    assert wrong.req("POST", "/api/v1/namespaces/jobs/events", ev, "application/json").status == 403
+
+
+def test_crd_fixtures_are_the_recorded_upstream_files():
+    """tests/testdata/crds holds unmodified upstream CRDs; SOURCES.md lists each with its sha256."""
+    import hashlib
+    import re
+    crd_dir = os.path.dirname(crd_path("x"))
+    recorded = dict((name, digest) for digest, name in re.findall(
+        r"^- ([0-9a-f]{64})  (\S+)$", open(os.path.join(crd_dir, "SOURCES.md")).read(), re.M))
+    files = sorted(f for f in os.listdir(crd_dir) if f.endswith(".yaml"))
+    assert files and sorted(recorded) == files, "every fixture is listed in SOURCES.md, and only those"
+    for f in files:
+        with open(os.path.join(crd_dir, f), "rb") as fh:
+            assert hashlib.sha256(fh.read()).hexdigest() == recorded[f], f"{f} differs from its upstream copy"
+
+
 def test_token_rotation(srv, tmp_path):
     sa_dir = srv.write_service_account_dir(str(tmp_path / "sa"), SA_USER)
     assert open(os.path.join(sa_dir, "token")).read() == srv.sa_token

@@ -1,5 +1,6 @@
 """A stand-in for kustomize-controller and helm-controller: reacts to spec changes and
-reconcile requests the way windowctl's --wait relies on (see shared/docs/flux-facts.md)."""
+reconcile requests the way windowctl's --wait relies on: the requestedAt token echoed in
+status.lastHandledReconcileAt, and the Ready condition's observedGeneration."""
 
 import hashlib
 import threading

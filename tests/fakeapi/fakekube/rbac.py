@@ -41,11 +41,11 @@ def _resource_match(patterns, resource, subresource):
     return False
 
 
-def allowed(user, verb, group, resource, subresource, namespace, name):
+def allowed(user, verb, group, resource, subresource, namespace, name, extra_rules=()):
     """RBAC semantics: any rule grants; namespace '*' stands for a ClusterRole binding."""
     if user.cluster_admin:
         return True
-    for rule in user.rules:
+    for rule in list(user.rules) + list(extra_rules):
         ns = rule.get("namespace", "*")
         if ns != "*" and ns != namespace:
             continue
@@ -97,3 +97,62 @@ def rules_from_role(role):
                 continue
             rules.append(dict(rule, namespace=ns))
     return rules
+
+
+def groups_of(username):
+    """The groups the apiserver's authenticators add: every user is system:authenticated, a
+    ServiceAccount also system:serviceaccounts and system:serviceaccounts:<namespace>."""
+    groups = ["system:authenticated"]
+    parts = username.split(":")
+    if len(parts) == 4 and parts[:2] == ["system", "serviceaccount"]:
+        groups += ["system:serviceaccounts", f"system:serviceaccounts:{parts[2]}"]
+    return groups
+
+
+def _subject_applies(subject, username, groups, binding_namespace):
+    kind = subject.get("kind")
+    if kind == "ServiceAccount":
+        # As the apiserver's RBAC authorizer: a RoleBinding's ServiceAccount subject without a
+        # namespace means the binding's own namespace.
+        ns = subject.get("namespace") or binding_namespace
+        return bool(ns) and username == f"system:serviceaccount:{ns}:{subject.get('name')}"
+    if kind == "User":
+        return username == subject.get("name")
+    if kind == "Group":
+        return subject.get("name") in groups
+    return False
+
+
+def rules_from_bindings(docs, username):
+    """What Kubernetes RBAC grants `username` through the Roles, ClusterRoles, RoleBindings and
+    ClusterRoleBindings in `docs` (manifests as applied): a RoleBinding grants its Role (same
+    namespace) or ClusterRole in the binding's namespace only; a ClusterRoleBinding grants a
+    ClusterRole everywhere. Bindings to roles that do not exist grant nothing."""
+    roles, cluster_roles = {}, {}
+    for d in docs:
+        meta = d.get("metadata") or {}
+        if d.get("kind") == "Role":
+            roles[(meta.get("namespace") or "default", meta.get("name"))] = d
+        elif d.get("kind") == "ClusterRole":
+            cluster_roles[meta.get("name")] = d
+    groups = groups_of(username)
+    out = []
+    for d in docs:
+        kind = d.get("kind")
+        if kind not in ("RoleBinding", "ClusterRoleBinding"):
+            continue
+        meta = d.get("metadata") or {}
+        ns = (meta.get("namespace") or "default") if kind == "RoleBinding" else ""
+        if not any(_subject_applies(s, username, groups, ns) for s in d.get("subjects") or []):
+            continue
+        ref = d.get("roleRef") or {}
+        if ref.get("kind") == "Role" and kind == "RoleBinding":
+            role = roles.get((ns, ref.get("name")))
+        elif ref.get("kind") == "ClusterRole":
+            role = cluster_roles.get(ref.get("name"))
+        else:
+            role = None
+        for rule in (role or {}).get("rules") or []:
+            if "nonResourceURLs" not in rule:
+                out.append(dict(rule, namespace=ns or "*"))
+    return out

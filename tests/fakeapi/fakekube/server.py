@@ -41,16 +41,12 @@ CRUD_VERBS = ["delete", "deletecollection", "get", "list", "patch", "create", "u
 ANONYMOUS = "system:anonymous"
 
 
-def shared_dir():
-    env = os.environ.get("WINDOWCTL_SHARED_DIR")
-    if env:
-        return env
-    repo = os.path.dirname(os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__)))))
-    return os.path.join(os.path.dirname(repo), "shared")
+# The Flux CRDs served, copied into the repository (tests/testdata/crds/SOURCES.md says from where).
+CRD_DIR = os.path.join(os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__)))), "testdata", "crds")
 
 
 def crd_path(filename):
-    return os.path.join(shared_dir(), "testdata", "crds", filename)
+    return os.path.join(CRD_DIR, filename)
 
 
 CRD_KUSTOMIZATION_V1_ONLY = "kustomize.toolkit.fluxcd.io_kustomizations.yaml"
@@ -477,7 +473,7 @@ class _Handler(http.server.BaseHTTPRequestHandler):
         if verb in ("list", "watch") and query.get("fieldSelector"):
             m = re.fullmatch(r"\s*metadata\.name\s*==?\s*([^,]+?)\s*", query["fieldSelector"])
             authz_name = m.group(1) if m else None
-        if not rbac.allowed(user, verb, group, resource, sub, ns, authz_name):
+        if not rbac.allowed(user, verb, group, resource, sub, ns, authz_name, fake.bound_rules(user.name)):
             raise errors.forbidden(group, resource, name, rbac.forbidden_message(
                 user.name, verb, group, resource, sub, ns, name))
         rtype = store.type_for(group, resource)
@@ -684,6 +680,7 @@ class FakeApiServer:
         self._faults = []
         self._users = {}
         self._sa_dirs = {}
+        self._rbac_docs = []  # apply_rbac: Roles and bindings, evaluated per request
         self._conns = set()
         self._stopping = threading.Event()
         self._httpd = None
@@ -814,6 +811,22 @@ class FakeApiServer:
             if user not in self._users:
                 self._users[user] = User(user, rbac.new_token(user), [], False)
             self._users[user].rules.extend(rbac.rules_from_role(role))
+
+    def apply_rbac(self, manifest):
+        """Add Roles, ClusterRoles, RoleBindings and ClusterRoleBindings (dicts, or YAML text with
+        any number of documents; other kinds are skipped) and authorize with them as the
+        apiserver's RBAC authorizer does: who gets what follows from the bindings' subjects, so a
+        binding to the wrong ServiceAccount namespace grants nothing. Add the ServiceAccount's
+        user (add_user("system:serviceaccount:NS:NAME")) to give it a token."""
+        docs = list(yaml.safe_load_all(manifest)) if isinstance(manifest, str) else list(manifest)
+        kinds = ("Role", "ClusterRole", "RoleBinding", "ClusterRoleBinding")
+        with self._lock:
+            self._rbac_docs.extend(d for d in docs if isinstance(d, dict) and d.get("kind") in kinds)
+
+    def bound_rules(self, username):
+        with self._lock:
+            docs = list(self._rbac_docs)
+        return rbac.rules_from_bindings(docs, username)
 
     def set_token(self, user, new_token, update_files=True):
         """Rotate a user's token (the old one now gets 401); like the kubelet, rewrite the token

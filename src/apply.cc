@@ -1,0 +1,141 @@
+#include "apply.h"
+
+#include <spdlog/spdlog.h>
+#include <unistd.h>
+
+#include <thread>
+
+#include "api_error.h"
+#include "event.h"
+#include "readiness.h"
+#include "sync.h"
+
+namespace windowctl {
+
+using nlohmann::json;
+
+namespace {
+
+std::string hostname() {
+  char buf[256] = {};
+  if (::gethostname(buf, sizeof buf - 1) != 0) return "windowctl";
+  return buf;
+}
+
+}  // namespace
+
+// sync asks the object's window; --scheduled lets an active override win over the job's edge.
+PlanInput Applier::input_for(const json& object, const PlanInput& in) const {
+  auto now = std::chrono::system_clock::now();
+  if (opt_.command == "sync") {
+    auto schedule = schedule_for(object, opt_.schedule);
+    if (!schedule) throw std::runtime_error(std::string("no window: pass --window or annotate the object with ") + kWindowAnnotation);
+    SyncVerdict v = sync_verdict(read_state(object), is_open(*schedule, now), now);
+    PlanInput out = in;
+    out.action = v.action;
+    out.override_mode = v.override_mode;
+    out.cause = v.cause;
+    return out;
+  }
+  if (opt_.scheduled) return scheduled_input(read_state(object), in, now);
+  return in;
+}
+
+void Applier::record_event(const json& object, const Decision& d) {
+  if (d.event_reason.empty()) return;
+  if (instance_.empty()) instance_ = hostname();
+  const std::string ns = metadata_string(object, "namespace"), name = metadata_string(object, "name");
+  try {
+    json event = make_event(kind_, version_, object, {d.event_reason, d.event_type, d.event_message, instance_},
+                            std::chrono::system_clock::now());
+    client_.call("POST", "/api/v1/namespaces/" + ns + "/events", &event);
+  } catch (const std::exception& e) {
+    spdlog::warn("{}/{}: could not record Event {}: {}", ns, name, d.event_reason, error_summary(e));
+  }
+}
+
+TargetResult Applier::apply(const Work& w, const PlanInput& in) {
+  TargetResult r{w.target.ns, w.target.name, std::string(kind_.kind)};
+  r.dry_run = opt_.dry_run;
+  constexpr int kMaxConflicts = 3;
+  for (int attempt = 0;; ++attempt) {
+    try {
+      if (!discovery_error_.empty()) throw std::runtime_error(discovery_error_);
+      json object = attempt == 0 && w.listed ? *w.listed : client_.call("GET", object_path(kind_, version_, w.target.ns, w.target.name));
+      Decision d = decide(object, input_for(object, in));
+      r.decision = d;
+      r.current = describe_state(object);
+      if (opt_.dry_run) return r;
+      if (d.patch) {
+        std::string path = object_path(kind_, version_, w.target.ns, w.target.name) + "?fieldManager=windowctl";
+        object = client_.call("PATCH", path, &*d.patch, "application/merge-patch+json");
+        ++writes_;
+      }
+      if (d.outcome == Outcome::kHeld) {
+        auto level = opt_.fail_on_held ? spdlog::level::err : spdlog::level::warn;
+        spdlog::log(level, "{}: held: suspended by someone else, not windowctl; left suspended ({})", w.target.id(),
+                    opt_.command == "sync" ? "sync --force resumes it; adopt makes it windowctl's"
+                                           : "open --force resumes it; adopt makes it windowctl's");
+      }
+      record_event(object, d);
+      return r;
+    } catch (const ApiError& e) {
+      if (e.reason() == Reason::kConflict && attempt + 1 < kMaxConflicts) {
+        spdlog::info("{}: changed while windowctl was deciding; reading it again", w.target.id());
+        continue;
+      }
+      r.error = error_summary(e);
+    } catch (const TransportError& e) {
+      if (e.kind == TransportError::Kind::kVerify && writes_ == 0) rethrow_verify_as_config(e);
+      r.error = error_summary(e);
+    } catch (const std::exception& e) {
+      r.error = error_summary(e);
+    }
+    r.decision.reset();  // decided, but not carried out: report the failure alone
+    spdlog::error("{}: {}", w.target.id(), r.error);
+    return r;
+  }
+}
+
+void Applier::wait(std::vector<TargetResult>& results, const std::string& token) {
+  std::vector<TargetResult*> pending;
+  for (auto& r : results) {
+    if (r.failed() || !r.decision) continue;
+    if (r.decision->outcome == Outcome::kOpened || r.decision->outcome == Outcome::kAlreadyOpen) pending.push_back(&r);
+  }
+  const auto deadline = Clock::now() + opt_.wait_timeout;
+  while (!pending.empty()) {
+    for (auto it = pending.begin(); it != pending.end();) {
+      TargetResult& r = **it;
+      ReadyVerdict v;
+      try {
+        v = evaluate_readiness(client_.call("GET", object_path(kind_, version_, r.ns, r.name)),
+                               r.decision->wait_for_token ? token : std::string());
+      } catch (const std::exception& e) {
+        v = {Readiness::kFailed, error_summary(e)};
+      }
+      if (v.state == Readiness::kPending) {
+        ++it;
+        continue;
+      }
+      if (v.state == Readiness::kReady) {
+        r.wait = "ready";
+      } else {
+        r.error = "wait failed: " + v.message;
+        spdlog::error("{}/{}: {}", r.ns, r.name, r.error);
+      }
+      it = pending.erase(it);
+    }
+    if (pending.empty()) break;
+    if (Clock::now() + opt_.poll_interval > deadline) {
+      for (TargetResult* r : pending) {
+        r->error = "wait failed: not ready within " + std::to_string(opt_.wait_timeout.count() / 1000) + "s";
+        spdlog::error("{}/{}: {}", r->ns, r->name, r->error);
+      }
+      break;
+    }
+    std::this_thread::sleep_for(opt_.poll_interval);
+  }
+}
+
+}  // namespace windowctl

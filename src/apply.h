@@ -1,0 +1,42 @@
+// Carrying out the decisions: per object a fresh decision (plan.h), one conditional merge patch,
+// its Event, and for open --wait the readiness check. One failed target never stops the others.
+#pragma once
+
+#include <string>
+#include <vector>
+
+#include "client.h"
+#include "commands.h"
+#include "output.h"
+#include "plan.h"
+#include "resolve.h"
+
+namespace windowctl {
+
+class Applier {
+ public:
+  Applier(Client& client, const CommandOptions& options, const Resolution& resolution)
+      : client_(client), opt_(options), kind_(*options.kind), version_(resolution.version),
+        discovery_error_(resolution.discovery_error) {}
+
+  // Decides on the object as read (again after a 409) and writes; the result says what
+  // happened, including a write that landed before a later step failed.
+  TargetResult apply(const Work& work, const PlanInput& input);
+
+  // open --wait: polls the opened targets until Ready with the token handled, failed or timeout.
+  void wait(std::vector<TargetResult>& results, const std::string& token);
+
+ private:
+  PlanInput input_for(const nlohmann::json& object, const PlanInput& input) const;
+  void record_event(const nlohmann::json& object, const Decision& decision);
+
+  Client& client_;
+  const CommandOptions& opt_;
+  const KindAdapter& kind_;
+  std::string version_;
+  std::string discovery_error_;
+  std::string instance_;
+  int writes_ = 0;
+};
+
+}  // namespace windowctl
