@@ -13,7 +13,6 @@ import yaml
 REPO = pathlib.Path(__file__).resolve().parents[2]
 KUSTOMIZE = REPO / "kustomize"
 MANIFESTS = REPO / "manifests"
-SA_USER = "system:serviceaccount:flux-system:windowctl"
 NS = "flux-system"
 
 sys.path.insert(0, str(REPO / "tests" / "fakeapi"))
@@ -84,44 +83,96 @@ def pki_dir(tmp_path_factory):
     return str(tmp_path_factory.mktemp("pki"))
 
 
-class Cluster:
-    """A fresh fake API server, seeded, where the windowctl ServiceAccount holds a given Role."""
+def sa_user(ns, name="windowctl"):
+    return f"system:serviceaccount:{ns}:{name}"
 
-    def __init__(self, tmp_path, pki_dir, windowctl_bin, role):
+
+def job_namespace(cronjob):
+    return cronjob["metadata"]["namespace"]
+
+
+class Cluster:
+    """A fresh fake API server, seeded with the Flux objects, where a rendering's manifests are
+    applied as a cluster would take them: its Namespaces exist, its ServiceAccounts have tokens,
+    and its Roles and RoleBindings, evaluated by the fake's RBAC authorizer, are all they may use."""
+
+    def __init__(self, tmp_path, pki_dir, windowctl_bin, docs, target_ns=NS):
         from fakeapi import FakeApiServer
         self.tmp = tmp_path
         self.bin = windowctl_bin
+        self.docs = docs
+        self.target_ns = target_ns
         self.api = FakeApiServer(str(tmp_path / "api"), pki_dir=pki_dir)
         self.api.start()
         self.api.seed_default()
-        self.api.add_user(SA_USER)  # no rules: exactly the Role's, loaded next
-        self.api.load_role(SA_USER, role)
-        self.sa_dir = self.api.write_service_account_dir(str(tmp_path / "sa"), SA_USER)
-        # An all-powerful identity to set the scene (e.g. close before testing open).
+        for ns in sorted({d["metadata"]["name"] for d in of_kind(docs, "Namespace")} |
+                         {d["metadata"].get("namespace") for d in docs if d["metadata"].get("namespace")}):
+            self.api.put("namespaces", "", ns, {})
+        if target_ns != NS:
+            # The seeded Flux objects, moved to where this rendering's jobs look for them.
+            for resource in ("kustomizations", "helmreleases"):
+                for obj in self.api.list(resource, NS):
+                    self.add_target(obj["metadata"]["name"], resource, like=obj["metadata"]["name"])
+        self.api.apply_rbac(docs)
+        self.sa_dirs = {}
+        for sa in of_kind(docs, "ServiceAccount"):
+            key = (sa["metadata"]["namespace"], sa["metadata"]["name"])
+            self.api.add_user(sa_user(*key))  # no rules of its own: only what the bindings grant
+            self.sa_dirs[key] = self.api.write_service_account_dir(
+                str(tmp_path / f"sa-{key[0]}-{key[1]}"), sa_user(*key), namespace=key[0])
+        # An operator's kubeconfig identity, all-powerful, to set the scene and to run the
+        # commands the README tells an operator to run.
         self.api.add_user("admin", cluster_admin=True)
-        self.admin_dir = self.api.write_service_account_dir(str(tmp_path / "admin-sa"), "admin")
+        self.admin_kubeconfig = self.api.write_kubeconfig(str(tmp_path / "admin-kubeconfig"), "admin")
         (tmp_path / "home").mkdir(parents=True)
 
-    def add_target(self, name, resource="kustomizations", like="apps-rw"):
+    def add_target(self, name, resource="kustomizations", like="apps-rw", ns=None):
         """Another Kustomization/HelmRelease for a job to act on, shaped like a seeded one."""
-        if resource == "helmreleases":
+        if resource == "helmreleases" and like == "apps-rw":
             like = "podinfo"
         src = self.api.get(resource, NS, like)
-        self.api.put(resource, NS, name, {"metadata": {"labels": src["metadata"].get("labels", {})},
-                                          "spec": src["spec"], "status": src.get("status", {})})
+        self.api.put(resource, ns or self.target_ns, name, {
+            "metadata": {"labels": src["metadata"].get("labels", {})}, "spec": src["spec"], "status": src.get("status", {})})
 
-    def run(self, argv, timeout=60, admin=False):
-        """Run like the CronJob's pod: in-cluster config, the ServiceAccount's token, no kubeconfig."""
-        env = {"PATH": "/usr/bin:/bin", "HOME": str(self.tmp / "home"),
-               "KUBERNETES_SERVICE_HOST": "127.0.0.1", "KUBERNETES_SERVICE_PORT": str(self.api.port),
-               "WINDOWCTL_SERVICE_ACCOUNT_DIR": self.admin_dir if admin else self.sa_dir}
+    def _env(self):
+        env = {"PATH": "/usr/bin:/bin", "HOME": str(self.tmp / "home")}
         for k in ("ASAN_OPTIONS", "UBSAN_OPTIONS"):
             if k in os.environ:
                 env[k] = os.environ[k]
+        return env
+
+    def run_job(self, cronjob, timeout=60):
+        """Run a rendered CronJob exactly as its pod would: its args, its env (the downward API's
+        metadata.namespace is the job's namespace), in-cluster config with its ServiceAccount's token."""
+        pod = pod_spec(cronjob)
+        ns = job_namespace(cronjob)
+        env = self._env()
+        env.update(KUBERNETES_SERVICE_HOST="127.0.0.1", KUBERNETES_SERVICE_PORT=str(self.api.port),
+                   WINDOWCTL_SERVICE_ACCOUNT_DIR=self.sa_dirs[(ns, pod.get("serviceAccountName", "default"))])
+        container = pod["containers"][0]
+        for var in container.get("env") or []:
+            if "value" in var:
+                env[var["name"]] = var["value"]
+            else:
+                ref = var["valueFrom"]["fieldRef"]["fieldPath"]
+                assert ref == "metadata.namespace", f"downward API field {ref} not simulated"
+                env[var["name"]] = ns
+        return subprocess.run([self.bin, *container["args"]], env=env, capture_output=True, text=True, timeout=timeout)
+
+    def run(self, argv, timeout=60):
+        """Run windowctl as an operator would: the admin kubeconfig."""
+        env = self._env()
+        env["KUBECONFIG"] = self.admin_kubeconfig
         return subprocess.run([self.bin, *argv], env=env, capture_output=True, text=True, timeout=timeout)
 
-    def suspended(self, name, resource="kustomizations"):
-        return self.api.get(resource, NS, name).get("spec", {}).get("suspend") is True
+    def obj(self, name, resource="kustomizations", ns=None):
+        return self.api.get(resource, ns or self.target_ns, name)
+
+    def suspended(self, name, resource="kustomizations", ns=None):
+        return self.obj(name, resource, ns).get("spec", {}).get("suspend") is True
+
+    def annotations(self, name, resource="kustomizations", ns=None):
+        return self.obj(name, resource, ns)["metadata"].get("annotations", {})
 
     def close(self):
         self.api.close()
@@ -129,17 +180,31 @@ class Cluster:
 
 @pytest.fixture
 def cluster(tmp_path, pki_dir, windowctl_bin):
-    """cluster(role) -> Cluster; stopped at the end of the test."""
+    """cluster(docs, target_ns=...) -> Cluster for those rendered manifests; stopped at the end."""
     made = []
 
-    def make(role, sub="c"):
-        c = Cluster(tmp_path / f"{sub}{len(made)}", pki_dir, windowctl_bin, role)
+    def make(docs, sub="c", target_ns=NS):
+        c = Cluster(tmp_path / f"{sub}{len(made)}", pki_dir, windowctl_bin, docs, target_ns)
         made.append(c)
         return c
 
     yield make
     for c in made:
         c.close()
+
+
+def render_overlay(tmp_path, kustomization):
+    """Render a throwaway overlay: `kustomization` is the kustomization.yaml as a dict, with
+    paths relative to the repository's kustomize/ directory."""
+    tmp_path.mkdir(parents=True, exist_ok=True)
+    k = dict(kustomization)
+    for key in ("resources", "components"):
+        if key in k:
+            k[key] = [os.path.relpath(KUSTOMIZE / r, tmp_path) for r in k[key]]
+    (tmp_path / "kustomization.yaml").write_text(yaml.safe_dump(k))
+    proc = subprocess.run(["kubectl", "kustomize", str(tmp_path)], capture_output=True, text=True, timeout=60)
+    assert proc.returncode == 0, proc.stderr
+    return [d for d in yaml.safe_load_all(proc.stdout) if d]
 
 
 def render_with_components(tmp_path, base, *components):

@@ -52,9 +52,9 @@ def test_component_over_base(component, tmp_path):
         assert {"apiGroups": ["helm.toolkit.fluxcd.io"], "resources": ["helmreleases"],
                 "verbs": ["get", "patch"]} in rules
     elif name == "sync":
-        # One level-triggered job instead of the open/close pair, same Role.
-        assert [j["metadata"]["name"] for j in jobs] == ["windowctl-sync"]
-        assert job_args(jobs[0])[0] == "sync" and "--window" in job_args(jobs[0])
+        # One level-triggered job instead of the open/close pair, same Role; the emergency open stays.
+        assert [j["metadata"]["name"] for j in jobs] == ["windowctl-emergency-open", "windowctl-sync"]
+        assert job_args(jobs[1])[0] == "sync" and "--window" in job_args(jobs[1])
     else:
         pytest.fail(f"new component {rel(component)}: add its expected effect here")
 
@@ -100,9 +100,9 @@ def test_root_applies_only_flux_system():
 def test_windowctl_closes_the_windowed_kustomization():
     infra = render(REPO / FLUX_KS["infra"]["spec"]["path"])
     jobs = {j["metadata"]["name"]: j for j in of_kind(infra, "CronJob")}
-    assert set(jobs) == {"windowctl-open", "windowctl-close"}
-    for j in jobs.values():
-        assert job_args(j)[2] == "apps-rw" and not j["spec"]["suspend"]
+    assert set(jobs) == {"windowctl-open", "windowctl-close", "windowctl-emergency-open"}
+    for name, j in jobs.items():
+        assert job_args(j)[2] == "apps-rw" and j["spec"]["suspend"] == ("emergency" in name)
     assert one(infra, "Namespace", "nginx")["metadata"]["labels"]["pod-security.kubernetes.io/enforce"] == "restricted"
 
 
