@@ -51,6 +51,17 @@ std::string with_reason(std::string message, const std::string& reason) {
 
 void add_note(std::string& note, const std::string& text) { note += (note.empty() ? "" : ", ") + text; }
 
+// windowctl's marks on a suspension it owns (close, adopt): who, when, and why or no stale why.
+void mark(const json& obj, const PlanInput& in, json& annotations) {
+  annotations[kSuspendedByAnnotation] = kSuspendedByValue;
+  annotations[kSuspendedAtAnnotation] = in.now;
+  if (!in.reason.empty()) {
+    annotations[kReasonAnnotation] = in.reason;
+  } else if (has_annotation(obj, kReasonAnnotation)) {
+    annotations[kReasonAnnotation] = nullptr;
+  }
+}
+
 }  // namespace
 
 ObjectState read_state(const json& obj) {
@@ -132,13 +143,7 @@ Decision decide(const json& obj, const PlanInput& in) {
       if (!s.suspended) {
         d.outcome = Outcome::kClosed;
         spec["suspend"] = true;
-        annotations[kSuspendedByAnnotation] = kSuspendedByValue;
-        annotations[kSuspendedAtAnnotation] = in.now;
-        if (!in.reason.empty()) {
-          annotations[kReasonAnnotation] = in.reason;
-        } else if (has_annotation(obj, kReasonAnnotation)) {
-          annotations[kReasonAnnotation] = nullptr;
-        }
+        mark(obj, in, annotations);
         d.event_reason = "WindowClosed";
         d.event_message = with_reason("Suspended by windowctl: window closed" + cause, in.reason);
       } else {
@@ -184,13 +189,7 @@ Decision decide(const json& obj, const PlanInput& in) {
       } else {
         // Exactly the marks close leaves, so open treats it as its own; spec stays as it is.
         d.outcome = Outcome::kAdopted;
-        annotations[kSuspendedByAnnotation] = kSuspendedByValue;
-        annotations[kSuspendedAtAnnotation] = in.now;
-        if (!in.reason.empty()) {
-          annotations[kReasonAnnotation] = in.reason;
-        } else if (has_annotation(obj, kReasonAnnotation)) {
-          annotations[kReasonAnnotation] = nullptr;
-        }
+        mark(obj, in, annotations);
         d.event_reason = "WindowAdopted";
         d.event_message = with_reason(
             "Adopted by windowctl: suspended by someone else, now marked as closed by windowctl, so the next open resumes it",
