@@ -1,7 +1,9 @@
 #!/usr/bin/env bash
 # Installs what is needed, builds windowctl and runs one window cycle (status, close, status,
 # open --wait, status) against the bundled fake Kubernetes API server seeded with the Flux
-# Kustomizations infra, apps-rt and apps-rw. windowctl runs in in-cluster mode, as in its CronJob.
+# Kustomizations infra, apps-rt and apps-rw, then an operator's freeze (close --for) that the
+# scheduled open job (open --scheduled, as the shipped CronJob runs it) respects. windowctl runs
+# in in-cluster mode, as in its CronJob.
 set -euo pipefail
 cd "$(dirname "$0")/.."
 bash scripts/install-deps.sh >&2
@@ -24,4 +26,7 @@ step build/windowctl status
 step build/windowctl close --kustomizations apps-rw --reason "demo: window closed"
 step build/windowctl status
 step build/windowctl open --kustomizations apps-rw --reason "demo: window open" --wait --timeout 1m
+step build/windowctl status
+step build/windowctl close --kustomizations apps-rw --for 12h --reason "demo: freeze"
+step build/windowctl open --kustomizations apps-rw --reason "scheduled window" --scheduled --fail-on-held
 step build/windowctl status
