@@ -10,10 +10,15 @@
 # Build arguments (besides BuildKit's own TARGETARCH / BUILDPLATFORM):
 #   BASE      builder's base image (scripts/image.sh passes localhost/debian:bookworm, made
 #             with debootstrap)
-#   VERSION   org.opencontainers.image.version (scripts/image.sh: the project() version)
-#   REVISION  org.opencontainers.image.revision, and the commit `windowctl version` prints
-#             (the build context has no .git)
+#   VERSION   the version `windowctl version` prints and org.opencontainers.image.version:
+#             scripts/image.sh passes scripts/version.sh's (git describe); the build context has
+#             no .git, so CMake takes it from here (-DWINDOWCTL_VERSION)
+#   REVISION  the commit `windowctl version` prints and org.opencontainers.image.revision
+#             (scripts/image.sh: 12 hex digits of HEAD; -DWINDOWCTL_COMMIT)
+# Both default to what a build without git says: 0.0.0-dev, unknown.
 ARG BASE=debian:bookworm
+ARG VERSION=0.0.0-dev
+ARG REVISION=unknown
 
 # The build tools and libraries, a stage of its own so that scripts/image.sh can tag it and keep
 # it (with its layer cache) between runs.
@@ -46,12 +51,13 @@ FROM deps AS builder
 ARG TARGETARCH
 WORKDIR /src
 COPY . .
-ARG REVISION=
+ARG VERSION
+ARG REVISION
 # Cross-compiles with cmake/aarch64-linux-gnu.cmake when the target is not the build machine's.
-# There is no .git in the build context, so CMakeLists.txt writes "unknown" as the commit into
-# the generated version.h: REVISION goes in its place before the build. The tz database for
-# windows "in ZONE" (src/zone.h) goes into /out too, without the leap-second "right/" copy and
-# the localtime link to /etc, which a scratch image has not.
+# There is no .git in the build context: the version and commit come from VERSION and REVISION
+# (CMake's WINDOWCTL_VERSION / WINDOWCTL_COMMIT), and the native binary must print exactly them.
+# The tz database for windows "in ZONE" (src/zone.h) goes into /out too, without the leap-second
+# "right/" copy and the localtime link to /etc, which a scratch image has not.
 RUN set -eu; \
     build_arch=$(dpkg --print-architecture); \
     target_arch=${TARGETARCH:-$build_arch}; \
@@ -62,16 +68,18 @@ RUN set -eu; \
     esac; \
     toolchain=""; \
     [ "$target_arch" = "$build_arch" ] || toolchain="-DCMAKE_TOOLCHAIN_FILE=/src/cmake/aarch64-linux-gnu.cmake"; \
-    cmake -S . -B /build -G Ninja -DCMAKE_BUILD_TYPE=MinSizeRel -DWINDOWCTL_STATIC=ON $toolchain; \
-    if [ -n "$REVISION" ]; then \
-      sed -i "s/kCommit = \"unknown\"/kCommit = \"$REVISION\"/" /build/generated/version.h; \
-      grep -q "kCommit = \"$REVISION\"" /build/generated/version.h \
-        || { echo "could not set the commit in /build/generated/version.h" >&2; exit 1; }; \
-    fi; \
+    cmake -S . -B /build -G Ninja -DCMAKE_BUILD_TYPE=MinSizeRel -DWINDOWCTL_STATIC=ON $toolchain \
+      -DWINDOWCTL_VERSION="$VERSION" -DWINDOWCTL_COMMIT="$REVISION"; \
     cmake --build /build; \
+    grep -qF "kVersion = \"$VERSION\";" /build/generated/version.h \
+      && grep -qF "kCommit = \"$REVISION\";" /build/generated/version.h \
+      || { echo "/build/generated/version.h does not hold version $VERSION and commit $REVISION" >&2; exit 1; }; \
     if [ "$target_arch" = "$build_arch" ]; then \
       (cd /build && ctest --output-on-failure); \
-      /build/windowctl version; \
+      out=$(/build/windowctl version); \
+      echo "$out"; \
+      [ "$out" = "windowctl $VERSION (commit $REVISION)" ] \
+        || { echo "windowctl version does not print version $VERSION and commit $REVISION" >&2; exit 1; }; \
     else \
       echo "cross-compiled for $target_arch: unit tests not run here (scripts/cross-arm64.sh runs them under qemu)"; \
     fi; \
@@ -84,22 +92,25 @@ RUN set -eu; \
     cp -a /usr/share/zoneinfo /out/usr/share/; \
     rm -rf /out/usr/share/zoneinfo/right /out/usr/share/zoneinfo/localtime; \
     test -f /out/usr/share/zoneinfo/Europe/Zurich
+# LICENSE, NOTICE, the Debian copyright files of everything linked in (and of tzdata), and the
+# exact packages and versions, for their sources: /usr/share/doc/windowctl (see NOTICE).
+# image-notices.sh also fails the build if the binary holds a library NOTICE does not list.
+RUN sh scripts/image-notices.sh /build /out/usr/share/doc/windowctl
 
 FROM scratch
-ARG VERSION=0.1.0
-ARG REVISION=unknown
+ARG VERSION
+ARG REVISION
 ARG SOURCE=https://github.com/windowctl/windowctl
-# No LICENSE file in the repository yet: SPDX's "not stated". Pass LICENSES once there is one.
-ARG LICENSES=NOASSERTION
 LABEL org.opencontainers.image.title="windowctl" \
       org.opencontainers.image.description="Reconciliation windows for Flux: suspends and resumes Flux Kustomizations and HelmReleases" \
       org.opencontainers.image.source="${SOURCE}" \
-      org.opencontainers.image.licenses="${LICENSES}" \
+      org.opencontainers.image.licenses="Apache-2.0" \
       org.opencontainers.image.version="${VERSION}" \
       org.opencontainers.image.revision="${REVISION}"
-# /windowctl and the tz database, /usr/share/zoneinfo (Debian's tzdata, about 0.2 MiB
-# compressed), where windowctl reads the zones of its windows ($ZONEINFO can point elsewhere).
-# No CA bundle: windowctl trusts only the ServiceAccount's CA (or the kubeconfig's).
+# /windowctl; the tz database, /usr/share/zoneinfo (Debian's tzdata, about 0.2 MiB compressed),
+# where windowctl reads the zones of its windows ($ZONEINFO can point elsewhere); and the license
+# and notices, /usr/share/doc/windowctl. No CA bundle: windowctl trusts only the
+# ServiceAccount's CA (or the kubeconfig's).
 COPY --from=builder /out/ /
 # 65532: the conventional "nonroot" user of distroless images; no /etc/passwd is needed.
 USER 65532:65532

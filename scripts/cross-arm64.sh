@@ -1,8 +1,8 @@
 #!/usr/bin/env bash
 # Cross-compiles windowctl for linux/arm64 into build-arm64/ with Debian's cross toolchain and
 # cmake/aarch64-linux-gnu.cmake, checks that the result is a static aarch64 executable, runs the
-# unit tests and `windowctl version` under qemu-user. Idempotent; run from a fresh clone as root
-# (or with sudo available).
+# unit tests and `windowctl version` (which must print scripts/version.sh's version and commit)
+# under qemu-user. Idempotent; run from a fresh clone as root (or with sudo available).
 #
 # The arm64 libraries that are linked in (libssl.a, libcrypto.a, libyaml-cpp.a) are not
 # installed but unpacked into build-arm64/arm64-root: libyaml-cpp-dev is not "Multi-Arch: same",
@@ -103,7 +103,11 @@ qemu-aarch64-static -L /usr/aarch64-linux-gnu build-arm64/windowctl_tests \
 step "windowctl version under qemu-aarch64-static"
 out=$(qemu-aarch64-static "$bin" version) || die "qemu-aarch64-static $bin version exited $?"
 echo "$out"
-case "$out" in "windowctl "*) ;; *) die "windowctl version printed \"$out\", not \"windowctl ...\"" ;; esac
+# The version CMake compiled in is scripts/version.sh's (git describe), as for the image.
+version=$(sh scripts/version.sh) || die "scripts/version.sh failed"
+commit=$(sh scripts/version.sh --commit) || die "scripts/version.sh --commit failed"
+want="windowctl $version (commit $commit)"
+[ "$out" = "$want" ] || die "windowctl version printed \"$out\", not \"$want\" (scripts/version.sh)"
 
 size=$(stat -c %s "$bin")
 echo "cross-arm64: OK: $bin ($size bytes, $(awk -v s="$size" 'BEGIN{printf "%.1f MiB", s/1048576}')), $((SECONDS - start)) s"

@@ -1,12 +1,28 @@
 #!/usr/bin/env bash
 # Builds windowctl's container image from the Dockerfile with buildah, without a registry, and
 # checks it: `windowctl version` and a `windowctl schedule` in a named time zone run inside it,
-# its config (user, entrypoint, OCI labels) is right, its one layer holds /windowctl and
-# /usr/share/zoneinfo and nothing else, and its compressed size is at most 4 MiB. Idempotent;
-# run as root from the repository (a fresh clone will do).
+# its config (user, entrypoint, OCI labels; the version label is what `windowctl version`
+# prints) is right, its one layer holds /windowctl, /usr/share/zoneinfo and the license and
+# notices in /usr/share/doc/windowctl and nothing else, and its compressed size is at most
+# 4 MiB. Idempotent; run as root from the repository (a fresh clone will do).
 #
 #   bash scripts/image.sh                          # the build machine's platform
 #   bash scripts/image.sh --platform linux/arm64   # cross-compiled arm64 image (checked with qemu)
+#   bash scripts/image.sh --tag TAG                # another local tag (default: see below)
+#   bash scripts/image.sh --push registry.example.com/platform/windowctl:0.2.0 \
+#     [--cert-dir DIR] [--creds USER[:PASSWORD]] [--authfile FILE]
+#
+# The version is scripts/version.sh's (git describe: 0.2.0 on the tag v0.2.0, 0.2.0-3-gabc1234
+# past it, -dirty with uncommitted changes, 0.0.0-dev without a tag); the local tag is
+# localhost/windowctl:VERSION (VERSION-arm64 for a foreign platform).
+#
+# --push REF builds and checks linux/amd64 and linux/arm64 (on an amd64 machine), makes one
+# manifest list (an OCI image index) of the two and pushes it with both images to REF, which
+# names the registry and a tag. It prints the list's digest and a kustomize `images:` entry that
+# pins it by digest, for the image the kustomize bases name: $WINDOWCTL_BASE_IMAGE_NAME (default
+# windowctl.invalid/windowctl). TLS is always verified; --cert-dir DIR: the CA certificates
+# (DIR/*.crt) of a registry with a private CA. Credentials: --authfile FILE or
+# $REGISTRY_AUTH_FILE (as `buildah login` writes it), or --creds (visible in ps).
 #
 # The builder's base, localhost/debian:bookworm, is made here with debootstrap from the Debian
 # mirror in this machine's apt sources, and kept: the debootstrap tarball under
@@ -14,6 +30,7 @@
 # own (vfs driver) under /var/lib/windowctl-buildah. Look at them with:
 #   buildah --root /var/lib/windowctl-buildah/storage --runroot /run/windowctl-buildah \
 #     --storage-driver vfs images
+# ($WINDOWCTL_BUILDAH_ROOT, $WINDOWCTL_BUILDAH_RUNROOT and $WINDOWCTL_DEBOOTSTRAP_CACHE move them.)
 set -euo pipefail
 cd "$(dirname "$0")/.."
 
@@ -22,14 +39,43 @@ step() { echo "== image: $*"; }
 start=$SECONDS
 
 platform=""
+tag=""
+push_ref=""
+cert_dir=""
+creds=""
+authfile=""
 while [ $# -gt 0 ]; do
   case "$1" in
-    --platform) [ $# -ge 2 ] || die "--platform needs a value"; platform=$2; shift 2 ;;
-    --platform=*) platform=${1#--platform=}; shift ;;
-    -h|--help) sed -n '2,16p' "$0"; exit 0 ;;
-    *) die "unknown argument: $1" ;;
+    --platform | --tag | --push | --cert-dir | --creds | --authfile)
+      [ $# -ge 2 ] || die "$1 needs a value"
+      opt=${1#--}
+      v=$2
+      shift 2
+      ;;
+    --platform=* | --tag=* | --push=* | --cert-dir=* | --creds=* | --authfile=*)
+      opt=${1%%=*}
+      opt=${opt#--}
+      v=${1#*=}
+      shift
+      ;;
+    -h | --help) sed -n '2,33p' "$0"; exit 0 ;;
+    *) die "unknown argument: $1 (see --help)" ;;
+  esac
+  case "$opt" in
+    platform) platform=$v ;;
+    tag) tag=$v ;;
+    push) push_ref=$v ;;
+    cert-dir) cert_dir=$v ;;
+    creds) creds=$v ;;
+    authfile) authfile=$v ;;
   esac
 done
+if [ -n "$push_ref" ]; then
+  [ -z "$platform" ] || die "--push builds both linux/amd64 and linux/arm64: no --platform with it"
+  [ -z "$tag" ] || die "--push tags the images itself: no --tag with it"
+else
+  [ -z "$cert_dir$creds$authfile" ] || die "--cert-dir, --creds and --authfile go with --push"
+fi
 
 [ "$(id -u)" -eq 0 ] || die "run as root (debootstrap and buildah's chroot isolation need it)"
 
@@ -37,10 +83,11 @@ IMAGE=${WINDOWCTL_IMAGE:-localhost/windowctl}
 BASE_IMAGE=localhost/debian:bookworm
 CACHE=${WINDOWCTL_DEBOOTSTRAP_CACHE:-/var/tmp/windowctl-debootstrap}
 STORE=${WINDOWCTL_BUILDAH_ROOT:-/var/lib/windowctl-buildah}
+RUNROOT=${WINDOWCTL_BUILDAH_RUNROOT:-/run/windowctl-buildah}
 MAX_COMPRESSED=$((4 * 1024 * 1024))
 # A store of our own, always vfs: whatever driver the machine's default store uses, this one
 # works in the sandbox and never clashes with it.
-B=(buildah --root "$STORE/storage" --runroot /run/windowctl-buildah --storage-driver vfs)
+B=(buildah --root "$STORE/storage" --runroot "$RUNROOT" --storage-driver vfs)
 
 build_arch=$(dpkg --print-architecture)
 target_arch=$build_arch
@@ -52,6 +99,87 @@ if [ -n "$platform" ]; then
 fi
 platform_args=()
 [ -z "$platform" ] || platform_args=(--platform "$platform")
+
+# The version (git describe) and commit, the one way CMake and scripts/cross-arm64.sh get them.
+version=$(sh scripts/version.sh) || die "scripts/version.sh failed"
+revision=$(sh scripts/version.sh --commit) || die "scripts/version.sh --commit failed"
+
+# --- --push: both platforms, one manifest list, to a registry --------------------------------
+if [ -n "$push_ref" ]; then
+  # REF: registry host, repository, tag; no digest (the registry computes that).
+  case "$push_ref" in
+    *@*) die "--push $push_ref: give a tag, not a digest (e.g. registry.example.com/platform/windowctl:0.2.0)" ;;
+    docker://*) push_ref=${push_ref#docker://} ;;
+  esac
+  ref_name=${push_ref%:*}
+  ref_tag=${push_ref##*:}
+  if [ "$ref_name" = "$push_ref" ] || [[ $ref_tag == */* ]]; then
+    die "--push $push_ref has no tag (e.g. registry.example.com/platform/windowctl:$version)"
+  fi
+  [[ $ref_tag =~ ^[A-Za-z0-9_][A-Za-z0-9_.-]{0,127}$ ]] || die "--push: \"$ref_tag\" is not a valid tag"
+  registry=${ref_name%%/*}
+  if [ "$registry" = "$ref_name" ] || ! [[ $registry == *.* || $registry == *:* || $registry == localhost ]]; then
+    die "--push $push_ref: name the registry first, e.g. registry.example.com/platform/windowctl:$version"
+  fi
+  [ -z "$cert_dir" ] || [ -d "$cert_dir" ] || die "--cert-dir $cert_dir is not a folder"
+  [ -z "$authfile" ] || [ -f "$authfile" ] || die "--authfile $authfile does not exist"
+  [ "$build_arch" = amd64 ] \
+    || die "--push builds linux/amd64 and linux/arm64: run it on an amd64 machine (the Dockerfile cross-compiles only amd64 -> arm64)"
+  case "$version" in *-dirty) echo "image: warning: the work tree has uncommitted changes: pushing version $version" >&2 ;; esac
+
+  platforms=(linux/amd64 linux/arm64)
+  list="$IMAGE-list:$version"
+  # A list made by an earlier run goes first: it would hold the earlier images.
+  "${B[@]}" manifest rm "$list" >/dev/null 2>&1 || "${B[@]}" rmi -f "$list" >/dev/null 2>&1 || true
+  tags=()
+  for p in "${platforms[@]}"; do
+    t="$IMAGE:$version-${p#linux/}"
+    step "$p: bash scripts/image.sh --platform $p --tag $t"
+    bash "$0" --platform "$p" --tag "$t" || die "the $p image failed (above)"
+    tags+=("$t")
+  done
+  # Both images must be of one version and commit: a commit or edit meanwhile would mix them.
+  [ "$(sh scripts/version.sh)" = "$version" ] && [ "$(sh scripts/version.sh --commit)" = "$revision" ] \
+    || die "the work tree moved during the builds (was $version, commit $revision): run again"
+
+  work=$(mktemp -d /var/tmp/windowctl-push.XXXXXX)
+  trap 'rm -rf "$work"' EXIT
+  step "manifest list $list: ${platforms[*]}"
+  "${B[@]}" manifest create "$list" >/dev/null || die "buildah manifest create $list failed"
+  for t in "${tags[@]}"; do
+    "${B[@]}" manifest add "$list" "containers-storage:$t" >/dev/null || die "buildah manifest add $list $t failed"
+  done
+  # Exactly the two platforms (no jq on a bare machine: buildah's JSON, one key a line).
+  got=$("${B[@]}" manifest inspect "$list" | awk -F'"' '
+    $2 == "architecture" { a = $4 } $2 == "os" { print $4 "/" a }' | sort | tr '\n' ' ')
+  [ "$got" = "linux/amd64 linux/arm64 " ] || die "manifest list $list holds ${got:-nothing}, not linux/amd64 linux/arm64"
+
+  push_args=(--all --format oci --tls-verify=true --digestfile "$work/digest")
+  [ -z "$cert_dir" ] || push_args+=(--cert-dir "$cert_dir")
+  [ -z "$creds" ] || push_args+=(--creds "$creds")
+  [ -z "$authfile" ] || push_args+=(--authfile "$authfile")
+  step "buildah manifest push --all $list docker://$push_ref"
+  "${B[@]}" manifest push "${push_args[@]}" "$list" "docker://$push_ref" \
+    || die "pushing to $push_ref failed (TLS: --cert-dir with the registry's CA; login: --authfile or --creds)"
+  digest=$(cat "$work/digest")
+  [[ $digest =~ ^sha256:[0-9a-f]{64}$ ]] || die "buildah wrote no digest for the pushed list: \"$digest\""
+  "${B[@]}" rmi --prune >/dev/null 2>&1 || true
+
+  base_name=${WINDOWCTL_BASE_IMAGE_NAME:-windowctl.invalid/windowctl}
+  echo
+  echo "image: pushed $push_ref: windowctl $version (commit $revision), linux/amd64 + linux/arm64"
+  echo "manifest list digest: $digest"
+  echo "pull by digest:       $ref_name@$digest"
+  echo
+  echo "kustomize (in a kustomization.yaml that uses the bases):"
+  echo "images:"
+  echo "  - name: $base_name"
+  echo "    newName: $ref_name"
+  echo "    digest: $digest"
+  echo
+  echo "image: OK: pushed $push_ref@$digest, $((SECONDS - start)) s"
+  exit 0
+fi
 
 # --- tools -----------------------------------------------------------------------------------
 tools=(buildah debootstrap gzip tar file)
@@ -148,11 +276,10 @@ if [ -z "$("${B[@]}" images -q "$BASE_IMAGE" 2>/dev/null)" ]; then
 fi
 
 # --- build ---------------------------------------------------------------------------------------
-version=$(sed -n 's/^project(windowctl VERSION \([0-9.]*\).*/\1/p' CMakeLists.txt)
-[ -n "$version" ] || die "no project(windowctl VERSION ...) in CMakeLists.txt"
-revision=$(git rev-parse --short=12 HEAD 2>/dev/null || echo unknown)
-tag="$IMAGE:$version"
-[ "$target_arch" = "$build_arch" ] || tag="$IMAGE:$version-$target_arch"
+if [ -z "$tag" ]; then
+  tag="$IMAGE:$version"
+  [ "$target_arch" = "$build_arch" ] || tag="$IMAGE:$version-$target_arch"
+fi
 
 deps_tag="localhost/windowctl-deps:bookworm-$target_arch"
 builder_tag="localhost/windowctl-builder:$target_arch"
@@ -183,7 +310,7 @@ bud --target deps -t "$deps_tag" || die "buildah bud --target deps failed"
 # changed: .dockerignore keeps them out of the context) reuses the compiled layer.
 step "buildah bud --target builder $builder_tag"
 bud --target builder -t "$builder_tag" || die "buildah bud --target builder failed"
-step "buildah bud $tag (${platform:-linux/$build_arch}, revision $revision)"
+step "buildah bud $tag (${platform:-linux/$build_arch}, version $version, revision $revision)"
 bud -t "$tag" || die "buildah bud failed"
 echo "image: bud took $((SECONDS - bud_start)) s"
 
@@ -211,10 +338,10 @@ for l in title description source licenses version revision; do
   [ -n "$v" ] || die "label org.opencontainers.image.$l is missing"
   echo "  org.opencontainers.image.$l=$v"
 done
-[ "$(inspect '{{index .OCIv1.Config.Labels "org.opencontainers.image.version"}}')" = "$version" ] \
-  || die "label version is not $version"
-[ "$(inspect '{{index .OCIv1.Config.Labels "org.opencontainers.image.revision"}}')" = "$revision" ] \
-  || die "label revision is not $revision"
+label() { inspect "{{index .OCIv1.Config.Labels \"org.opencontainers.image.$1\"}}"; }
+[ "$(label version)" = "$version" ] || die "label version is $(label version), not $version"
+[ "$(label revision)" = "$revision" ] || die "label revision is $(label revision), not $revision"
+[ "$(label licenses)" = Apache-2.0 ] || die "label licenses is $(label licenses), not Apache-2.0"
 
 # --- run -----------------------------------------------------------------------------------------
 ctr=$("${B[@]}" from --pull=false "${platform_args[@]}" "$tag")
@@ -232,8 +359,9 @@ fi
 step "$how: /windowctl version"
 out=$(in_image version) || die "/windowctl version failed inside the image"
 echo "  $out"
-case "$out" in "windowctl "*) ;; *) die "windowctl version printed \"$out\", not \"windowctl ...\"" ;; esac
-case "$out" in *"$revision"*) ;; *) die "windowctl version does not name commit $revision" ;; esac
+# Exactly the version label's version (checked above) and the revision label's commit.
+[ "$out" = "windowctl $version (commit $revision)" ] \
+  || die "windowctl version printed \"$out\", not \"windowctl $version (commit $revision)\" (the labels)"
 
 # The image's tz database: a Zurich window on the Monday after the spring DST change is at +02:00.
 window="0 8 * * MON for 81h in Europe/Zurich"
@@ -255,6 +383,8 @@ manifest=$(grep -o '"digest":"sha256:[0-9a-f]*"' "$work/oci/index.json" | head -
 [ -n "$manifest" ] && [ -f "$blobs/$manifest" ] || die "no manifest in the pushed OCI layout"
 layer_ids=$(sed -n 's/.*"layers":\[\([^]]*\)\].*/\1/p' "$blobs/$manifest" \
   | grep -o '"digest":"sha256:[0-9a-f]*"' | sed 's/.*sha256:\([0-9a-f]*\)"/\1/')
+# The layer holds exactly these, besides /usr/share/zoneinfo and the folders on the way.
+. scripts/image-layout.sh  # doc, doc_files, allowed
 uncompressed=0
 compressed=0
 layers=0
@@ -272,18 +402,33 @@ for id in $layer_ids; do
     uncompressed=$((uncompressed + $(stat -c %s "$blob")))
     compressed=$((compressed + $(gzip -c "$blob" | wc -c)))
   fi
-  # Exactly the binary and the tz database: no shell, no stray files.
+  # Exactly the binary, the tz database and the notices: no shell, no stray files.
   tar -tf "$blob" | sed 's|^\./||; s|/$||' | grep -v '^$' >"$work/contents"
-  stray=$(grep -v -x -e windowctl -e usr -e usr/share -e 'usr/share/zoneinfo\(/.*\)\{0,1\}' "$work/contents" | head -5 | tr '\n' ' ' || true)
-  [ -z "$stray" ] || die "layer $id holds more than /windowctl and /usr/share/zoneinfo: $stray..."
+  stray=$(grep -v -x "${allowed[@]}" "$work/contents" | head -5 | tr '\n' ' ' || true)
+  [ -z "$stray" ] || die "layer $id holds more than /windowctl, /usr/share/zoneinfo and /$doc: $stray..."
   files=$((files + $(wc -l <"$work/contents")))
   if grep -qx windowctl "$work/contents"; then has_bin=1; fi
   if grep -qx usr/share/zoneinfo/Europe/Zurich "$work/contents"; then has_tz=1; fi
+  last_layer=$blob
 done
 [ "$layers" -eq 1 ] || die "expected one layer, found $layers"
 [ "$has_bin" = 1 ] || die "no /windowctl in the image's layer"
 [ "$has_tz" = 1 ] || die "no /usr/share/zoneinfo/Europe/Zurich in the image's layer"
-echo "  one layer, $files entries: /windowctl and /usr/share/zoneinfo"
+for f in "${doc_files[@]}"; do
+  grep -qx "$doc/$f" "$work/contents" || die "no /$doc/$f in the image's layer"
+done
+# The notices are the repository's, and every copyright file has text.
+mkdir "$work/layer"
+tar -xf "$last_layer" -C "$work/layer" || die "could not unpack the layer"
+for f in LICENSE NOTICE; do
+  cmp -s "$f" "$work/layer/$doc/$f" || die "/$doc/$f in the image is not the repository's $f"
+done
+for f in "${doc_files[@]}"; do
+  [ -s "$work/layer/$doc/$f" ] || die "/$doc/$f in the image is empty"
+done
+echo "  one layer, $files entries: /windowctl, /usr/share/zoneinfo, /$doc (${#doc_files[@]} files)"
+echo "  /$doc/packages.txt:"
+grep -v '^#' "$work/layer/$doc/packages.txt" | sed 's/^/    /'
 
 mib() { awk -v b="$1" 'BEGIN { printf "%.2f MiB", b / 1048576 }'; }
 echo

@@ -3,8 +3,9 @@
 # fake API server's own tests (kubectl against it), the end-to-end tests of the real binary, the
 # kustomize bases and manifests (rendered, checked, every CronJob run against the fake server
 # with exactly its rendered RBAC), the cron differential test against croniter, the demo, the
-# container image and the arm64 cross build, and then the unit and end-to-end tests again under
-# AddressSanitizer + UndefinedBehaviorSanitizer.
+# multi-arch container image pushed to a registry on loopback and inspected, the arm64 cross
+# build under qemu, and then the unit and end-to-end tests again under AddressSanitizer +
+# UndefinedBehaviorSanitizer.
 #
 # Everything runs in a fresh clone of this repository in an empty temporary directory (with the
 # work tree's uncommitted changes and new files applied on top), so a file the project reads
@@ -40,8 +41,9 @@ echo "== the README's first command: bash scripts/demo.sh"
 bash scripts/demo.sh >build/demo.log 2>&1 || { cat build/demo.log; echo "test: the demo failed" >&2; exit 1; }
 tail -n 8 build/demo.log
 
-echo "== container image (buildah, FROM scratch) and the arm64 cross build under qemu"
-bash scripts/image.sh
+echo "== container image: both platforms built and checked (image.sh --push), pushed to a registry"
+echo "   on loopback and inspected with skopeo; then the arm64 binary's unit tests under qemu"
+bash scripts/registry-test.sh
 bash scripts/cross-arm64.sh
 
 echo "== again under AddressSanitizer + UndefinedBehaviorSanitizer"

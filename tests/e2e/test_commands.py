@@ -5,15 +5,32 @@ import subprocess
 
 import pytest
 
-from e2e_util import KS, SA_USER, json_out, lines
+from e2e_util import KS, REPO, SA_USER, json_out, lines
 
 TARGETS = ["--kustomizations", "apps-rw"]
 
 
-def test_version_prints_version_and_commit(wctl):
+def _git(*args):
+    return subprocess.run(["git", "-C", str(REPO), *args], capture_output=True, text=True)
+
+
+def test_version_is_git_describe_of_the_source(wctl):
+    """The release is the vX.Y.Z tag: `windowctl version` says which, or how far past it and
+    whether the tree was dirty; without any tag it says 0.0.0-dev, never a made-up release."""
     p = wctl.run("version")
     assert p.returncode == 0
-    assert re.fullmatch(r"windowctl \d+\.\d+\.\d+ \(commit ([0-9a-f]{7,40}|unknown)\)\n", p.stdout), p.stdout
+    m = re.fullmatch(r"windowctl (\S+) \(commit ([0-9a-f]{12}|unknown)\)\n", p.stdout)
+    assert m, p.stdout
+    if not (REPO / ".git").exists():
+        assert m.group(1) == "0.0.0-dev" and m.group(2) == "unknown"
+        return
+    described = _git("describe", "--tags", "--match", "v[0-9]*.[0-9]*.[0-9]*", "--abbrev=7", "HEAD")
+    version = described.stdout.strip()[1:] if described.returncode == 0 else "0.0.0-dev"
+    if _git("status", "--porcelain", "--untracked-files=no").stdout.strip():
+        version += "-dirty"
+    assert m.group(1) == version
+    assert m.group(2) == _git("rev-parse", "--short=12", "HEAD").stdout.strip()
+    assert re.fullmatch(r"\d+\.\d+\.\d+(-\d+-g[0-9a-f]{7,})?(-dirty)?|0\.0\.0-dev(-dirty)?", version)
 
 
 def test_binary_is_static_and_small(wctl):
