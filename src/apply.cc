@@ -57,18 +57,32 @@ void Applier::record_event(const json& object, const Decision& d) {
 TargetResult Applier::apply(const Work& w, const PlanInput& in) {
   TargetResult r{w.target.ns, w.target.name, std::string(kind_.kind)};
   r.dry_run = opt_.dry_run;
+  // The decision whose PATCH went out without a success coming back (the answer lost, or a 409
+  // from the client's own retry of it): the next read tells whether it landed.
+  std::optional<Decision> sent;
+  auto landed = [&](const json& object) {
+    spdlog::warn("{}: the answer to windowctl's PATCH was lost, but the object shows it: it landed", w.target.id());
+    r.decision = *sent;
+    ++writes_;
+    record_event(object, *sent);
+    return r;
+  };
   constexpr int kMaxConflicts = 3;
   for (int attempt = 0;; ++attempt) {
     try {
       if (!discovery_error_.empty()) throw std::runtime_error(discovery_error_);
       json object = attempt == 0 && w.listed ? *w.listed : client_.call("GET", object_path(kind_, version_, w.target.ns, w.target.name));
+      if (sent && patch_visible(object, *sent->patch)) return landed(object);
+      sent.reset();
       Decision d = decide(object, input_for(object, in));
       r.decision = d;
       r.current = describe_state(object);
       if (opt_.dry_run) return r;
       if (d.patch) {
         std::string path = object_path(kind_, version_, w.target.ns, w.target.name) + "?fieldManager=windowctl";
+        sent = d;
         object = client_.call("PATCH", path, &*d.patch, "application/merge-patch+json");
+        sent.reset();
         ++writes_;
       }
       if (d.outcome == Outcome::kHeld) {
@@ -86,8 +100,20 @@ TargetResult Applier::apply(const Work& w, const PlanInput& in) {
       }
       r.error = error_summary(e);
     } catch (const TransportError& e) {
-      if (e.kind == TransportError::Kind::kVerify && writes_ == 0) rethrow_verify_as_config(e);
-      r.error = error_summary(e);
+      if (e.kind == TransportError::Kind::kVerify && writes_ == 0 && !sent) rethrow_verify_as_config(e);
+      std::string error = error_summary(e);
+      if (sent) {
+        // Said plainly either way: a write that landed is reported as landed, never as failed.
+        try {
+          json object = client_.call("GET", object_path(kind_, version_, w.target.ns, w.target.name));
+          if (patch_visible(object, *sent->patch)) return landed(object);
+          error += " (the PATCH did not land: nothing changed)";
+        } catch (const std::exception& again) {
+          error += " (the PATCH was sent; whether it landed is unknown: reading the object failed too: " +
+                   error_summary(again) + ")";
+        }
+      }
+      r.error = error;
     } catch (const std::exception& e) {
       r.error = error_summary(e);
     }

@@ -80,9 +80,10 @@ bool Client::refresh_credentials() {
   return false;
 }
 
-http::Response Client::exchange(const http::Request& request, const std::string& wire, Clock::time_point deadline, bool* stale) {
+http::Response Client::exchange(const http::Request& request, const std::string& wire, std::size_t max_body,
+                                Clock::time_point deadline, bool* stale) {
   conn_->write_all(wire, deadline);
-  http::ResponseParser parser(request.method == "HEAD");
+  http::ResponseParser parser(request.method == "HEAD", max_body);
   char buf[16384];
   for (;;) {
     std::size_t n = 0;
@@ -105,7 +106,7 @@ http::Response Client::exchange(const http::Request& request, const std::string&
   return std::move(parser.response());
 }
 
-http::Response Client::round_trip(const http::Request& request) {
+http::Response Client::round_trip(const http::Request& request, std::size_t max_body) {
   const auto deadline = Clock::now() + options_.request_timeout;
   const std::string wire = http::serialize(request);
   for (int pass = 0;; ++pass) {
@@ -117,7 +118,7 @@ http::Response Client::round_trip(const http::Request& request) {
     ++stats_.requests;
     bool stale = false;
     try {
-      http::Response response = exchange(request, wire, deadline, &stale);
+      http::Response response = exchange(request, wire, max_body, deadline, &stale);
       if (!response.keep_alive) conn_.reset();
       return response;
     } catch (const TransportError&) {
@@ -130,7 +131,8 @@ http::Response Client::round_trip(const http::Request& request) {
 }
 
 nlohmann::json Client::call(std::string_view method, const std::string& path, const nlohmann::json* body,
-                            std::string_view content_type) {
+                            std::string_view content_type, std::size_t max_body,
+                            const nlohmann::json::parser_callback_t& filter) {
   http::Request request;
   request.method = std::string(method);
   request.target = path;
@@ -157,7 +159,7 @@ nlohmann::json Client::call(std::string_view method, const std::string& path, co
 
     http::Response response;
     try {
-      response = round_trip(request);
+      response = round_trip(request, max_body);
     } catch (const TransportError& e) {
       bool transient = e.kind == TransportError::Kind::kConnect || e.kind == TransportError::Kind::kTimeout ||
                        e.kind == TransportError::Kind::kReset;
@@ -169,7 +171,8 @@ nlohmann::json Client::call(std::string_view method, const std::string& path, co
 
     if (response.status >= 200 && response.status < 300) {
       if (response.body.empty()) return nullptr;
-      auto doc = nlohmann::json::parse(response.body, nullptr, false);
+      auto doc = nlohmann::json::parse(response.body, filter, false);
+      response.body = std::string();  // the bytes go before the caller's work on the document
       if (doc.is_discarded()) {
         throw TransportError(TransportError::Kind::kProtocol,
                              "the server answered " + std::string(method) + " " + path + " with a body that is not JSON");

@@ -22,6 +22,12 @@ struct ClientOptions {
   std::string user_agent;
 };
 
+// Body caps. One object cannot exceed etcd's request limit (1.5 MiB); twice that leaves room for
+// the JSON a server adds. A LIST page holds at most kListPageSize objects, but a server that
+// ignores `limit` sends everything at once: that, not the cluster size, is what the cap bounds.
+inline constexpr std::size_t kMaxObjectBytes = 3 * 1024 * 1024;
+inline constexpr std::size_t kMaxPageBytes = 64 * 1024 * 1024;
+
 struct ClientStats {
   int requests = 0;    // HTTP requests sent, retries included
   int handshakes = 0;  // TLS connections opened
@@ -37,15 +43,18 @@ class Client {
 
   // Returns the JSON body of a 2xx answer. Throws ApiError (from the Status body) when the server
   // refuses, TransportError when it cannot be reached; both only after the retries ran out.
+  // `filter` (nlohmann's parser callback) drops what the caller never reads while parsing.
   nlohmann::json call(std::string_view method, const std::string& path, const nlohmann::json* body = nullptr,
-                      std::string_view content_type = "application/json");
+                      std::string_view content_type = "application/json", std::size_t max_body = kMaxObjectBytes,
+                      const nlohmann::json::parser_callback_t& filter = nullptr);
 
   const ClientStats& stats() const { return stats_; }
   const Config& config() const { return config_; }
 
  private:
-  http::Response round_trip(const http::Request& request);
-  http::Response exchange(const http::Request& request, const std::string& wire, Clock::time_point deadline, bool* stale);
+  http::Response round_trip(const http::Request& request, std::size_t max_body);
+  http::Response exchange(const http::Request& request, const std::string& wire, std::size_t max_body,
+                          Clock::time_point deadline, bool* stale);
   bool refresh_credentials();
   void load_exec_credential();
 

@@ -32,10 +32,12 @@ void add_window_columns(StatusRow& row, const json& object, const Schedule& flag
   if (closing && !closing->ends_later) row.next_close = format_local(closing->end, *st.zone);
 }
 
-bool status(Client& client, const CommandOptions& opt, const Resolution& res) {
+// Status of every target: named ones first, then the selection a page at a time.
+bool status(Client& client, const CommandOptions& opt, Resolution& res) {
+  StatusWriter writer(std::cout, opt.output);
   std::vector<StatusRow> rows;
   bool ok = true;
-  for (const auto& w : res.work) {
+  auto row = [&](const Work& w) {
     try {
       if (!res.discovery_error.empty()) throw std::runtime_error(res.discovery_error);
       json object = w.listed ? *w.listed : client.call("GET", object_path(*opt.kind, res.version, w.target.ns, w.target.name));
@@ -53,8 +55,19 @@ bool status(Client& client, const CommandOptions& opt, const Resolution& res) {
       spdlog::error("{}: {}", w.target.id(), error_summary(e));
       ok = false;
     }
+    if (rows.size() >= static_cast<std::size_t>(kListPageSize)) {
+      writer.add(rows);
+      rows.clear();
+    }
+  };
+  SeenSet seen;
+  for (const auto& t : res.named) {
+    seen.insert(t.ns, t.name);
+    row(Work{t, std::nullopt});
   }
-  std::cout << render_status(rows, opt.output) << std::flush;
+  if (res.list && !for_each_listed(client, opt, res, seen, row)) ok = false;
+  writer.add(rows);
+  writer.finish();
   return ok;
 }
 
@@ -79,18 +92,38 @@ PlanInput plan_input(const CommandOptions& opt) {
   return in;
 }
 
-bool change(Client& client, const CommandOptions& opt, const Resolution& res) {
+// Each target is decided, written and reported before the next: results stream out, so a run
+// over a whole cluster holds one LIST page, not the cluster. --wait keeps what it waits for.
+bool change(Client& client, const CommandOptions& opt, Resolution& res) {
   const PlanInput in = plan_input(opt);
   Applier applier(client, opt, res);
-  std::vector<TargetResult> results;
-  for (const auto& w : res.work) results.push_back(applier.apply(w, in));
-  if (opt.wait && !opt.dry_run) applier.wait(results, in.token);
-  std::cout << render_results(results, opt.output) << std::flush;
+  ResultWriter writer(std::cout, opt.output);
+  std::vector<TargetResult> waiting;
   bool ok = true;
-  for (const auto& r : results) {
+  auto handle = [&](const Work& w) {
+    TargetResult r = applier.apply(w, in);
     ok = ok && !r.failed();
     if (opt.fail_on_held && r.decision && r.decision->outcome == Outcome::kHeld) ok = false;
+    if (opt.wait && !opt.dry_run) {
+      waiting.push_back(std::move(r));
+    } else {
+      writer.add(r);
+    }
+  };
+  SeenSet seen;
+  for (const auto& t : res.named) {
+    seen.insert(t.ns, t.name);
+    handle(Work{t, std::nullopt});
   }
+  if (res.list && !for_each_listed(client, opt, res, seen, handle)) ok = false;
+  if (!waiting.empty()) {
+    applier.wait(waiting, in.token);
+    for (const auto& r : waiting) {
+      ok = ok && !r.failed();
+      writer.add(r);
+    }
+  }
+  writer.finish();
   spdlog::debug("{} requests, {} TLS handshakes, {} retries", client.stats().requests, client.stats().handshakes,
                 client.stats().retries);
   return ok;

@@ -123,7 +123,7 @@ bool ResponseParser::on_line(std::string_view line) {
       fail("malformed chunk size");
       return false;
     }
-    if (response_.body.size() + size > kMaxBodyBytes) {
+    if (size > max_body_ - response_.body.size()) {
       fail("response body too large");
       return false;
     }
@@ -173,7 +173,7 @@ bool ResponseParser::begin_body() {
       fail("malformed Content-Length");
       return false;
     }
-    if (length > kMaxBodyBytes) {
+    if (length > max_body_) {
       fail("response body too large");
       return false;
     }
@@ -202,7 +202,7 @@ ResponseParser::Result ResponseParser::feed(std::string_view data, std::size_t* 
       }
       case State::kUntilClose: {
         std::size_t n = data.size() - pos;
-        if (response_.body.size() + n > kMaxBodyBytes) return fail("response body too large");
+        if (n > max_body_ - response_.body.size()) return fail("response body too large");
         response_.body.append(data.substr(pos));
         pos += n;
         break;

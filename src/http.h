@@ -38,7 +38,8 @@ class ResponseParser {
  public:
   enum class Result { kNeedMore, kDone, kError };
 
-  explicit ResponseParser(bool head_request = false) : head_request_(head_request) {}
+  explicit ResponseParser(bool head_request = false, std::size_t max_body = kMaxBodyBytes)
+      : head_request_(head_request), max_body_(max_body) {}
 
   // Consumes bytes; bytes after the end of the message are left unconsumed in `consumed`.
   Result feed(std::string_view data, std::size_t* consumed = nullptr);
@@ -50,7 +51,7 @@ class ResponseParser {
   Response& response() { return response_; }
 
   static constexpr std::size_t kMaxHeaderBytes = 64 * 1024;
-  static constexpr std::size_t kMaxBodyBytes = 64 * 1024 * 1024;
+  static constexpr std::size_t kMaxBodyBytes = 64 * 1024 * 1024;  // the default cap
 
  private:
   enum class State { kStatusLine, kHeaders, kBody, kChunkSize, kChunkData, kChunkDataEnd, kTrailers, kUntilClose, kDone, kError };
@@ -60,6 +61,7 @@ class ResponseParser {
   bool begin_body();
 
   bool head_request_;
+  std::size_t max_body_;
   State state_ = State::kStatusLine;
   std::string line_;
   std::size_t header_bytes_ = 0;

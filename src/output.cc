@@ -49,6 +49,33 @@ std::string render_results(const std::vector<TargetResult>& results, OutputForma
   return out;
 }
 
+void JsonListWriter::add(const json& element) {
+  std::string text = element.dump(2, ' ', false, json::error_handler_t::replace);
+  out_ << (any_ ? ",\n    " : "{\n  \"" + key_ + "\": [\n    ");
+  for (char c : text) {
+    out_ << c;
+    if (c == '\n') out_ << "    ";
+  }
+  any_ = true;
+}
+
+void JsonListWriter::finish() {
+  out_ << (any_ ? "\n  ]\n}\n" : "{\n  \"" + key_ + "\": []\n}\n") << std::flush;
+}
+
+void ResultWriter::add(const TargetResult& r) {
+  if (format_ == OutputFormat::kJson) {
+    json_.add(result_json(r));
+  } else {
+    out_ << result_line(r) << '\n';
+  }
+}
+
+void ResultWriter::finish() {
+  if (format_ == OutputFormat::kJson) json_.finish();
+  out_ << std::flush;
+}
+
 StatusRow status_row(const KindAdapter& kind, const json& object) {
   StatusRow row;
   ObjectState s = read_state(object);
@@ -135,28 +162,33 @@ std::string render_schedule(const Schedule& schedule, SysTime at, int count, Out
   return out;
 }
 
-std::string render_status(const std::vector<StatusRow>& rows, OutputFormat format) {
-  if (format == OutputFormat::kJson) {
-    json list = json::array();
-    for (const auto& r : rows) {
-      json item = {{"namespace", r.ns}, {"name", r.name}, {"suspended", r.suspended}, {"suspendedBy", r.by == "-" ? "" : r.by},
-                   {"since", r.since}, {"reason", r.reason}, {"ready", r.ready}, {"revision", r.revision}, {"message", r.message}};
-      if (!r.window.empty()) {
-        item["window"] = r.window;
-        item["nextOpen"] = r.next_open;
-        item["nextClose"] = r.next_close;
-      }
-      item["override"] = r.override_state.empty() ? json(nullptr)
-                                                  : json{{"state", r.override_state}, {"until", r.override_until},
-                                                         {"by", r.override_by}, {"reason", r.override_reason}};
-      list.push_back(item);
-    }
-    return json{{"items", list}}.dump(2, ' ', false, json::error_handler_t::replace) + "\n";
+namespace {
+
+json status_json(const StatusRow& r) {
+  json item = {{"namespace", r.ns}, {"name", r.name}, {"suspended", r.suspended}, {"suspendedBy", r.by == "-" ? "" : r.by},
+               {"since", r.since}, {"reason", r.reason}, {"ready", r.ready}, {"revision", r.revision}, {"message", r.message}};
+  if (!r.window.empty()) {
+    item["window"] = r.window;
+    item["nextOpen"] = r.next_open;
+    item["nextClose"] = r.next_close;
   }
-  // The OVERRIDE column appears only when some row has one, so the usual table stays as flux's.
-  bool overrides = std::any_of(rows.begin(), rows.end(), [](const StatusRow& r) { return !r.override_state.empty(); });
+  item["override"] = r.override_state.empty() ? json(nullptr)
+                                              : json{{"state", r.override_state}, {"until", r.override_until},
+                                                     {"by", r.override_by}, {"reason", r.override_reason}};
+  return item;
+}
+
+bool any_window(const std::vector<StatusRow>& rows) {
+  return std::any_of(rows.begin(), rows.end(), [](const StatusRow& r) { return !r.window.empty(); });
+}
+
+// The OVERRIDE column appears only when some row has one, so the usual table stays as flux's.
+bool any_override(const std::vector<StatusRow>& rows) {
+  return std::any_of(rows.begin(), rows.end(), [](const StatusRow& r) { return !r.override_state.empty(); });
+}
+
+std::string status_table(const std::vector<StatusRow>& rows, bool header, bool windows, bool overrides) {
   std::vector<std::vector<std::string>> table = {{"NAMESPACE", "NAME", "SUSPENDED", "BY", "SINCE", "READY", "REVISION"}};
-  bool windows = std::any_of(rows.begin(), rows.end(), [](const StatusRow& r) { return !r.window.empty(); });
   if (windows) table[0].insert(table[0].end(), {"WINDOW", "NEXT OPEN", "NEXT CLOSE"});
   if (overrides) table[0].push_back("OVERRIDE");
   table[0].push_back("MESSAGE");
@@ -176,7 +208,8 @@ std::string render_status(const std::vector<StatusRow>& rows, OutputFormat forma
   for (const auto& line : table)
     for (std::size_t i = 0; i < line.size(); ++i) width[i] = std::max(width[i], line[i].size());
   std::string out;
-  for (const auto& line : table) {
+  for (std::size_t row = header ? 0 : 1; row < table.size(); ++row) {
+    const auto& line = table[row];
     std::string text;
     for (std::size_t i = 0; i < line.size(); ++i) {
       text += line[i];
@@ -186,6 +219,40 @@ std::string render_status(const std::vector<StatusRow>& rows, OutputFormat forma
     out += text + "\n";
   }
   return out;
+}
+
+}  // namespace
+
+std::string render_status(const std::vector<StatusRow>& rows, OutputFormat format) {
+  if (format == OutputFormat::kJson) {
+    json list = json::array();
+    for (const auto& r : rows) list.push_back(status_json(r));
+    return json{{"items", list}}.dump(2, ' ', false, json::error_handler_t::replace) + "\n";
+  }
+  return status_table(rows, true, any_window(rows), any_override(rows));
+}
+
+void StatusWriter::add(const std::vector<StatusRow>& rows) {
+  if (format_ == OutputFormat::kJson) {
+    for (const auto& r : rows) json_.add(status_json(r));
+    return;
+  }
+  if (rows.empty()) return;
+  const bool windows = windows_ || any_window(rows), overrides = overrides_ || any_override(rows);
+  const bool header = !header_ || windows != windows_ || overrides != overrides_;
+  out_ << status_table(rows, header, windows, overrides);
+  header_ = true;
+  windows_ = windows;
+  overrides_ = overrides;
+}
+
+void StatusWriter::finish() {
+  if (format_ == OutputFormat::kJson) {
+    json_.finish();
+  } else if (!header_) {
+    out_ << status_table({}, true, false, false);
+  }
+  out_ << std::flush;
 }
 
 }  // namespace windowctl

@@ -3,6 +3,7 @@
 
 #include <nlohmann/json.hpp>
 #include <optional>
+#include <ostream>
 #include <string>
 #include <vector>
 
@@ -31,6 +32,33 @@ std::string result_line(const TargetResult& r);
 nlohmann::json result_json(const TargetResult& r);
 std::string render_results(const std::vector<TargetResult>& results, OutputFormat format);
 
+// `{"KEY": [ ... ]}` written one element at a time, formatted as nlohmann's dump(2) of the whole
+// document would be: a run over 100,000 objects never holds its whole output.
+class JsonListWriter {
+ public:
+  JsonListWriter(std::ostream& out, std::string key) : out_(out), key_(std::move(key)) {}
+  void add(const nlohmann::json& element);
+  void finish();
+
+ private:
+  std::ostream& out_;
+  std::string key_;
+  bool any_ = false;
+};
+
+// Results as they are decided: a line per target, or -o json's "results" list.
+class ResultWriter {
+ public:
+  ResultWriter(std::ostream& out, OutputFormat format) : out_(out), format_(format), json_(out, "results") {}
+  void add(const TargetResult& result);
+  void finish();
+
+ private:
+  std::ostream& out_;
+  OutputFormat format_;
+  JsonListWriter json_;
+};
+
 struct StatusRow {
   std::string ns;
   std::string name;
@@ -58,5 +86,21 @@ std::string describe_state(const nlohmann::json& object);
 std::string render_schedule(const Schedule& schedule, SysTime at, int count, OutputFormat format);
 
 std::string render_status(const std::vector<StatusRow>& rows, OutputFormat format);
+
+// The status table in chunks (a LIST page each): the header once, and again only when a chunk
+// brings a column the previous ones lacked (WINDOW..., OVERRIDE); columns are aligned within a
+// chunk, as kubectl's chunked output is. -o json: one "items" list.
+class StatusWriter {
+ public:
+  StatusWriter(std::ostream& out, OutputFormat format) : out_(out), format_(format), json_(out, "items") {}
+  void add(const std::vector<StatusRow>& rows);
+  void finish();
+
+ private:
+  std::ostream& out_;
+  OutputFormat format_;
+  JsonListWriter json_;
+  bool header_ = false, windows_ = false, overrides_ = false;
+};
 
 }  // namespace windowctl

@@ -2,6 +2,8 @@
 
 #include <doctest/doctest.h>
 
+#include <sstream>
+
 using namespace windowctl;
 using nlohmann::json;
 
@@ -82,4 +84,56 @@ TEST_CASE("an override shows in its own column, only when there is one") {
   CHECK(j["items"][0]["override"]["reason"] == "INC-123");
   auto plain = json::parse(render_status({status_row(ks, json::parse(R"({"metadata":{"name":"x"},"spec":{}})"))}, OutputFormat::kJson));
   CHECK(plain["items"][0]["override"].is_null());
+}
+
+TEST_CASE("streamed JSON results are the document render_results makes") {
+  std::vector<TargetResult> results = {result(Outcome::kClosed), result(Outcome::kHeld, false)};
+  for (std::size_t n : {0u, 1u, 2u}) {
+    std::ostringstream out;
+    ResultWriter writer(out, OutputFormat::kJson);
+    std::vector<TargetResult> some(results.begin(), results.begin() + n);
+    for (const auto& r : some) writer.add(r);
+    writer.finish();
+    CHECK(out.str() == render_results(some, OutputFormat::kJson));
+  }
+  std::ostringstream text;
+  ResultWriter writer(text, OutputFormat::kText);
+  for (const auto& r : results) writer.add(r);
+  writer.finish();
+  CHECK(text.str() == render_results(results, OutputFormat::kText));
+}
+
+TEST_CASE("status in chunks: one header, again only when a column appears") {
+  StatusRow plain;
+  plain.ns = "flux-system";
+  plain.name = "apps-rt";
+  plain.by = "-";
+  plain.ready = "True";
+  StatusRow windowed = plain;
+  windowed.name = "apps-rw";
+  windowed.window = "open";
+  std::ostringstream out;
+  StatusWriter writer(out, OutputFormat::kText);
+  writer.add({plain});
+  writer.add({plain});
+  writer.add({windowed});
+  writer.add({windowed});
+  writer.add({});
+  writer.finish();
+  std::string s = out.str();
+  std::size_t headers = 0;
+  for (std::size_t at = s.find("NAMESPACE"); at != std::string::npos; at = s.find("NAMESPACE", at + 1)) ++headers;
+  CHECK(headers == 2);
+  CHECK(s.find("WINDOW") > s.rfind("apps-rt"));
+  std::ostringstream none;
+  StatusWriter empty(none, OutputFormat::kText);
+  empty.finish();
+  CHECK(none.str() == render_status({}, OutputFormat::kText));
+  std::ostringstream js;
+  StatusWriter json_writer(js, OutputFormat::kJson);
+  json_writer.add({plain, windowed});
+  json_writer.add({plain});
+  json_writer.finish();
+  CHECK(json::parse(js.str())["items"].size() == 3);
+  CHECK(json::parse(js.str()) == json::parse(render_status({plain, windowed, plain}, OutputFormat::kJson)));
 }

@@ -280,4 +280,30 @@ std::string outcome_code(Outcome o) {
   return "unknown";
 }
 
+namespace {
+
+bool visible(const json& object, const json& patch, bool top) {
+  if (!patch.is_object()) return object == patch;
+  if (!object.is_object()) return false;
+  for (const auto& [key, value] : patch.items()) {
+    auto it = object.find(key);
+    if (value.is_null()) {
+      if (it != object.end() && !it->is_null()) return false;
+      continue;
+    }
+    if (top && key == "metadata" && value.is_object()) {
+      json rest = value;
+      rest.erase("resourceVersion");
+      if (it == object.end() ? !rest.empty() : !visible(*it, rest, false)) return false;
+      continue;
+    }
+    if (it == object.end() || !visible(*it, value, false)) return false;
+  }
+  return true;
+}
+
+}  // namespace
+
+bool patch_visible(const json& object, const json& patch) { return visible(object, patch, true); }
+
 }  // namespace windowctl

@@ -83,6 +83,12 @@ struct Decision {
 
 Decision decide(const nlohmann::json& object, const PlanInput& input);
 
+// True when the object shows every change of the merge patch (its resourceVersion precondition
+// aside): how a PATCH whose answer was lost is told apart from one that never landed. The
+// suspended-at time and the reconcile token make windowctl's own patches unlikely to be matched
+// by anyone else's write.
+bool patch_visible(const nlohmann::json& object, const nlohmann::json& patch);
+
 // sync: which action the schedule or an active override asks for, and what to do with the override.
 struct SyncVerdict {
   Action action = Action::kClose;

@@ -405,3 +405,49 @@ TEST_CASE("--scheduled: an active override wins over the job, an expired one is 
   CHECK(closed.outcome == Outcome::kClosed);
   CHECK(closed.event_message == "Suspended by windowctl: window closed (scheduled): scheduled window");
 }
+
+TEST_CASE("patch_visible: the object shows every change of the patch, its precondition aside") {
+  json object = {{"metadata", {{"name", "apps-rw"}, {"resourceVersion", "9"},
+                               {"annotations", {{"windowctl.io/suspended-by", "windowctl"}, {"windowctl.io/suspended-at", "T1"}}}}},
+                 {"spec", {{"suspend", true}, {"path", "./apps"}}}};
+  json patch = {{"metadata", {{"resourceVersion", "7"},
+                              {"annotations", {{"windowctl.io/suspended-by", "windowctl"}, {"windowctl.io/suspended-at", "T1"},
+                                               {"windowctl.io/reason", nullptr}}}}},
+                {"spec", {{"suspend", true}}}};
+  CHECK(patch_visible(object, patch));
+  // Someone else's close at another time is not windowctl's write.
+  object["metadata"]["annotations"]["windowctl.io/suspended-at"] = "T0";
+  CHECK_FALSE(patch_visible(object, patch));
+  object["metadata"]["annotations"]["windowctl.io/suspended-at"] = "T1";
+  // A key the patch removes must be gone.
+  object["metadata"]["annotations"]["windowctl.io/reason"] = "old";
+  CHECK_FALSE(patch_visible(object, patch));
+  object["metadata"]["annotations"].erase("windowctl.io/reason");
+  object["spec"]["suspend"] = false;
+  CHECK_FALSE(patch_visible(object, patch));
+  CHECK_FALSE(patch_visible(json::array(), patch));
+  CHECK_FALSE(patch_visible(json{{"metadata", "x"}, {"spec", {{"suspend", true}}}}, patch));
+  // A patch of the precondition alone changes nothing, so any object shows it.
+  CHECK(patch_visible(json::object(), json{{"metadata", {{"resourceVersion", "1"}}}}));
+}
+
+TEST_CASE("patch_visible: every patch decide() makes is visible in the object it produces") {
+  json object = {{"metadata", {{"name", "apps-rw"}, {"namespace", "flux-system"}, {"resourceVersion", "3"}}},
+                 {"spec", {{"suspend", false}}}};
+  for (Action action : {Action::kClose, Action::kOpen, Action::kRelabel, Action::kAdopt}) {
+    PlanInput in;
+    in.action = action;
+    in.now = "2026-11-24T00:00:00Z";
+    in.token = "2026-11-24T00:00:00.123456789Z";
+    in.relabel = true;
+    in.label_value = action == Action::kOpen ? "enabled" : "disabled";
+    in.force = true;
+    for (int round = 0; round < 2; ++round) {
+      Decision d = decide(object, in);
+      if (!d.patch) continue;
+      CHECK_FALSE(patch_visible(object, *d.patch));
+      object.merge_patch(*d.patch);
+      CHECK(patch_visible(object, *d.patch));
+    }
+  }
+}

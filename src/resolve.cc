@@ -25,7 +25,56 @@ std::string discover(Client& client, const KindAdapter& kind, std::string& versi
   }
 }
 
+bool starts_with_any(const std::string& s, std::initializer_list<std::string_view> prefixes) {
+  for (auto p : prefixes) {
+    if (s.compare(0, p.size(), p) == 0) return true;
+  }
+  return false;
+}
+
+// The page's continue token, or "" on the last page.
+std::string continue_token(const json& page) {
+  auto meta = page.find("metadata");
+  if (meta == page.end() || !meta->is_object()) return {};
+  auto cont = meta->find("continue");
+  return cont != meta->end() && cont->is_string() ? cont->get<std::string>() : std::string();
+}
+
 }  // namespace
+
+json::parser_callback_t list_item_filter() {
+  // Depths as nlohmann counts them: 1 the list's keys, 3 an item's keys, 4 a section's keys,
+  // 5 an annotation's key. `section`/`sub` remember the enclosing keys on the way down.
+  struct Path {
+    bool in_items = false;
+    std::string section, sub;
+  };
+  auto path = std::make_shared<Path>();
+  return [path](int depth, json::parse_event_t event, json& parsed) {
+    if (event != json::parse_event_t::key || !parsed.is_string()) return true;
+    const std::string& key = parsed.get_ref<const std::string&>();
+    switch (depth) {
+      case 1: path->in_items = key == "items"; return true;
+      case 3: path->section = key; return true;
+      case 4:
+        if (!path->in_items) return true;
+        path->sub = key;
+        if (path->section == "metadata") return key != "managedFields";
+        if (path->section == "spec") return key == "suspend";
+        if (path->section == "status") {
+          return key == "conditions" || key == "lastAppliedRevision" || key == "lastAttemptedRevision" ||
+                 key == "lastHandledReconcileAt" || key == "history";
+        }
+        return true;
+      case 5:
+        // kubectl's last-applied-configuration alone can be as large as the object.
+        if (!path->in_items || path->section != "metadata" || path->sub != "annotations") return true;
+        return starts_with_any(key, {"windowctl.io/", "reconcile.fluxcd.io/", "suspend.toolkit.fluxcd.io/",
+                                     "kustomize.toolkit.fluxcd.io/", "helm.toolkit.fluxcd.io/"});
+      default: return true;
+    }
+  };
+}
 
 Resolution resolve(Client& client, const CommandOptions& opt) {
   const KindAdapter& kind = *opt.kind;
@@ -35,52 +84,89 @@ Resolution resolve(Client& client, const CommandOptions& opt) {
     r.discovery_error = discover(client, kind, r.version);
     if (!r.discovery_error.empty()) spdlog::error("discovery of {}: {}", kind.group, r.discovery_error);
   }
-  for (const auto& t : parse_targets(opt.names, opt.ns)) r.work.push_back({t, std::nullopt});
-
+  r.named = parse_targets(opt.names, opt.ns);
   const bool list_all = opt.all || (opt.command == "status" && opt.names.empty() && opt.selector.empty());
   if (!list_all && opt.selector.empty()) return r;
   if (!r.discovery_error.empty()) {
     r.ok = false;
     return r;
   }
-  std::string path = collection_path(kind, r.version, opt.ns);
-  if (!opt.selector.empty()) path += "?labelSelector=" + http::query_escape(opt.selector);
+  r.list = true;
+  return r;
+}
+
+bool for_each_listed(Client& client, const CommandOptions& opt, Resolution& r, SeenSet& seen,
+                     const std::function<void(Work&&)>& each) {
+  const KindAdapter& kind = *opt.kind;
+  std::string base = collection_path(kind, r.version, opt.ns) + "?limit=" + std::to_string(kListPageSize);
+  if (!opt.selector.empty()) base += "&labelSelector=" + http::query_escape(opt.selector);
+  const json::parser_callback_t filter = list_item_filter();
+  std::size_t delivered = 0;
+  int restarts = 0, pages = 0;
+  bool ok = true;
+  std::string token;
   try {
-    json list = client.call("GET", path);
-    const std::size_t before = r.work.size();
-    const json items = list.is_object() ? list.value("items", json::array()) : json::array();
-    for (const auto& item : items.is_array() ? items : json::array()) {
-      Target t{metadata_string(item, "namespace"), metadata_string(item, "name")};
-      if (t.ns.empty()) t.ns = opt.ns;
-      if (t.name.empty()) {
-        spdlog::error("listing {} in namespace {}: an item without metadata.name; skipped", kind.plural, opt.ns);
-        r.ok = false;
-        continue;
+    for (;;) {
+      json page;
+      try {
+        page = client.call("GET", token.empty() ? base : base + "&continue=" + http::query_escape(token), nullptr,
+                           "application/json", kMaxPageBytes, filter);
+      } catch (const ApiError& e) {
+        // The server compacted past the token: the list starts over, as client-go's pager does.
+        constexpr int kMaxRestarts = 3;
+        if (e.code() == 410 && !token.empty() && restarts < kMaxRestarts) {
+          ++restarts;
+          spdlog::warn("listing {} in namespace {}: the continue token expired; listing again from the start", kind.plural,
+                       opt.ns);
+          token.clear();
+          continue;
+        }
+        throw;
       }
-      bool named = false;
-      for (auto& w : r.work) {
-        if (w.target == t) {
-          w.listed = item;
-          named = true;
+      if (!page.is_object()) throw TransportError(TransportError::Kind::kProtocol, "the LIST answer is not an object");
+      auto items = page.find("items");
+      if (items != page.end() && !items->is_array() && !items->is_null()) {
+        throw TransportError(TransportError::Kind::kProtocol, "the LIST answer's items is not a list");
+      }
+      if (items != page.end() && items->is_array()) {
+        for (auto& item : *items) {
+          Target t{metadata_string(item, "namespace"), metadata_string(item, "name")};
+          if (t.ns.empty()) t.ns = opt.ns;
+          if (t.name.empty()) {
+            spdlog::error("listing {} in namespace {}: an item without metadata.name; skipped", kind.plural, opt.ns);
+            ok = false;
+            continue;
+          }
+          if (!seen.insert(t.ns, t.name)) continue;
+          ++delivered;
+          each(Work{std::move(t), std::move(item)});
+          item = nullptr;  // the page is freed as it is handled, not only at its end
         }
       }
-      if (!named) r.work.push_back({t, item});
-    }
-    if (r.work.size() == before && opt.command != "status" && opt.names.empty()) {
-      // An empty selection is almost always a typo; a green job that did nothing is the trap to avoid.
-      spdlog::error("no {} in namespace {} matches {}", kind.plural, opt.ns,
-                    opt.selector.empty() ? std::string("--all") : "selector \"" + opt.selector + "\"");
-      r.ok = false;
+      std::string next = continue_token(page);
+      page = nullptr;
+      if (next.empty()) break;
+      // A server that never ends its list (or loops with fresh tokens) must not keep the job forever.
+      constexpr int kMaxPages = 4000;  // 2,000,000 objects
+      if (++pages >= kMaxPages) throw TransportError(TransportError::Kind::kProtocol, "the LIST goes on beyond 4000 pages");
+      if (next == token) throw TransportError(TransportError::Kind::kProtocol, "the LIST answer repeats its continue token");
+      token = std::move(next);
     }
   } catch (const ApiError& e) {
     spdlog::error("listing {} in namespace {}: {}", kind.plural, opt.ns, error_summary(e));
-    r.ok = false;
+    return false;
   } catch (const TransportError& e) {
     if (e.kind == TransportError::Kind::kVerify) rethrow_verify_as_config(e);
     spdlog::error("listing {} in namespace {}: {}", kind.plural, opt.ns, error_summary(e));
-    r.ok = false;
+    return false;
   }
-  return r;
+  if (delivered == 0 && r.named.empty() && opt.command != "status") {
+    // An empty selection is almost always a typo; a green job that did nothing is the trap to avoid.
+    spdlog::error("no {} in namespace {} matches {}", kind.plural, opt.ns,
+                  opt.selector.empty() ? std::string("--all") : "selector \"" + opt.selector + "\"");
+    return false;
+  }
+  return ok;
 }
 
 }  // namespace windowctl

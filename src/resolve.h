@@ -1,7 +1,8 @@
-// Which objects a command acts on: the API version (discovered, or --api-version) and the
-// targets named, selected by label or --all. Reads only: discovery and at most one LIST.
+// Which objects a command acts on: the API version (discovered, or --api-version), the targets
+// named, and the objects a label selector or --all selects, listed page by page. Reads only.
 #pragma once
 
+#include <functional>
 #include <nlohmann/json.hpp>
 #include <optional>
 #include <string>
@@ -9,6 +10,7 @@
 
 #include "client.h"
 #include "commands.h"
+#include "seen.h"
 #include "targets.h"
 
 namespace windowctl {
@@ -21,12 +23,29 @@ struct Work {
 struct Resolution {
   std::string version;
   std::string discovery_error;  // non-empty: the kind is not served; every target fails with it
-  std::vector<Work> work;       // names first, in the order given, then what the LIST added
-  bool ok = true;               // false: the LIST failed, or a selection matched nothing
+  std::vector<Target> named;    // in the order given, duplicates dropped
+  bool list = false;            // a selection follows: for_each_listed
+  bool ok = true;               // false: a read failed, or a selection matched nothing
 };
 
 // Failures of the reads are logged and reported in the Resolution; only a certificate that does
 // not verify escapes, as ConfigError.
 Resolution resolve(Client& client, const CommandOptions& options);
+
+// LIST pages of this many objects: the API server's own default chunk size (kubectl, client-go
+// pagers), so memory follows the page, not the cluster.
+inline constexpr int kListPageSize = 500;
+
+// Delivers every selected object that is not named and not delivered before, one page at a
+// time, and forgets it after `each` returns. An expired continue token (410) lists again from
+// the start; what was delivered already is skipped. Returns false (logged) when a page failed
+// or a change command's selection matched nothing. `seen` holds the named targets beforehand.
+bool for_each_listed(Client& client, const CommandOptions& options, Resolution& resolution, SeenSet& seen,
+                     const std::function<void(Work&&)>& each);
+
+// The parser filter for LIST pages: of each item only what windowctl reads survives (identity,
+// its own and Flux's annotations, labels, spec.suspend, the status it shows); managedFields,
+// the rest of spec and status.inventory can be most of an object's bytes.
+nlohmann::json::parser_callback_t list_item_filter();
 
 }  // namespace windowctl

@@ -90,7 +90,7 @@ def _human_duration(seconds):
 
 class Fault:
     def __init__(self, method, path_regex, count, status, retry_after, delay, action, body):
-        if action not in (None, "reset", "hang", "garbage"):
+        if action not in (None, "reset", "reset-after", "hang", "garbage"):
             raise ValueError(f"unknown fault action {action!r}")
         self.method = method.upper()
         self.regex = re.compile(path_regex)
@@ -197,6 +197,11 @@ class _Handler(http.server.BaseHTTPRequestHandler):
 
     def _respond(self, code, body=b"", content_type="application/json", headers=()):
         fake = self.server.fake
+        if getattr(self, "_lose_answer", False):
+            # reset-after: the request was carried out; its answer is lost with the connection.
+            self._record["status"] = code
+            self._finish_record()
+            self._reset_connection()
         self._record["status"] = code
         # Recorded before the bytes go out: a client that got its answer must find its request.
         self._finish_record()
@@ -298,6 +303,16 @@ class _Handler(http.server.BaseHTTPRequestHandler):
 
     # --- faults --------------------------------------------------------------------------------
 
+    def _reset_connection(self):
+        self.close_connection = True
+        conn = self.connection
+        conn.setsockopt(socket.SOL_SOCKET, socket.SO_LINGER, struct.pack("ii", 1, 0))
+        # All file objects must go for close() to reach the fd and send the RST.
+        self.rfile.close()
+        self.wfile.close()
+        conn.close()
+        raise _Closed()
+
     def _apply_fault(self, fault, path):
         """Act out a fault; returns True when the request has been fully dealt with."""
         fake = self.server.fake
@@ -306,14 +321,10 @@ class _Handler(http.server.BaseHTTPRequestHandler):
         if fault.action == "reset":
             self._record["status"] = 0
             self._finish_record()
-            self.close_connection = True
-            conn = self.connection
-            conn.setsockopt(socket.SOL_SOCKET, socket.SO_LINGER, struct.pack("ii", 1, 0))
-            # All file objects must go for close() to reach the fd and send the RST.
-            self.rfile.close()
-            self.wfile.close()
-            conn.close()
-            raise _Closed()
+            self._reset_connection()
+        if fault.action == "reset-after":
+            self._lose_answer = True
+            return False
         if fault.action == "hang":
             self._record["status"] = 0
             self._finish_record()

@@ -2,6 +2,7 @@
 and the write semantics of the apiserver's generic registry for custom resources."""
 
 import base64
+import bisect
 import copy
 import datetime
 import json
@@ -124,24 +125,26 @@ class Store:
             except (ValueError, KeyError, TypeError):
                 raise errors.bad_request("continue key is not valid: illegal base64 data")
         with self.lock:
-            keys = sorted((k for k in self._objects[rtype.key] if ns is None or k[0] == ns),
-                          key=lambda k: f"{k[0]}/{k[1]}")
-            matched = []
-            for key in keys:
-                if f"{key[0]}/{key[1]}" < start:
-                    continue
+            ordered = sorted((f"{k[0]}/{k[1]}", k) for k in self._objects[rtype.key] if ns is None or k[0] == ns)
+            matched, more = [], 0
+            for _, key in ordered[bisect.bisect_left(ordered, (start,)):]:
                 obj = self._objects[rtype.key][key]
                 if lsel.matches((obj.get("metadata") or {}).get("labels")) and fsel.matches(obj):
+                    if limit and len(matched) == limit:
+                        # Only the page is copied: a paged LIST of a large store stays linear.
+                        more += 1
+                        if label_selector or field_selector:
+                            break
+                        continue
                     matched.append(copy.deepcopy(obj))
             cont, remaining = "", None
-            if limit and len(matched) > limit:
-                last = matched[limit - 1]["metadata"]
+            if more:
+                last = matched[-1]["metadata"]
                 nxt = f"{last.get('namespace', '')}/{last['name']}\x00"
                 cont = base64.b64encode(json.dumps(
                     {"v": "meta.k8s.io/v1", "rv": self._rv, "start": nxt}).encode()).decode()
                 if not label_selector and not field_selector:
-                    remaining = len(matched) - limit
-                matched = matched[:limit]
+                    remaining = more
             return matched, cont, remaining
 
     # --- writes -------------------------------------------------------------------------------
