@@ -131,8 +131,19 @@ http::Response Client::round_trip(const http::Request& request, std::size_t max_
 }
 
 nlohmann::json Client::call(std::string_view method, const std::string& path, const nlohmann::json* body,
-                            std::string_view content_type, std::size_t max_body,
-                            const nlohmann::json::parser_callback_t& filter) {
+                            std::string_view content_type) {
+  std::string text = fetch(method, path, body, content_type);
+  if (text.empty()) return nullptr;
+  auto doc = nlohmann::json::parse(text, nullptr, false);
+  if (doc.is_discarded()) {
+    throw TransportError(TransportError::Kind::kProtocol,
+                         "the server answered " + std::string(method) + " " + path + " with a body that is not JSON");
+  }
+  return doc;
+}
+
+std::string Client::fetch(std::string_view method, const std::string& path, const nlohmann::json* body,
+                          std::string_view content_type, std::size_t max_body) {
   http::Request request;
   request.method = std::string(method);
   request.target = path;
@@ -169,16 +180,7 @@ nlohmann::json Client::call(std::string_view method, const std::string& path, co
     }
     spdlog::debug("{} {} -> {} ({}ms)", method, path, response.status, elapsed().count());
 
-    if (response.status >= 200 && response.status < 300) {
-      if (response.body.empty()) return nullptr;
-      auto doc = nlohmann::json::parse(response.body, filter, false);
-      response.body = std::string();  // the bytes go before the caller's work on the document
-      if (doc.is_discarded()) {
-        throw TransportError(TransportError::Kind::kProtocol,
-                             "the server answered " + std::string(method) + " " + path + " with a body that is not JSON");
-      }
-      return doc;
-    }
+    if (response.status >= 200 && response.status < 300) return std::move(response.body);
     if (response.status == 401 && !refreshed && refresh_credentials()) {
       refreshed = true;
       continue;

@@ -43,10 +43,11 @@ class Client {
 
   // Returns the JSON body of a 2xx answer. Throws ApiError (from the Status body) when the server
   // refuses, TransportError when it cannot be reached; both only after the retries ran out.
-  // `filter` (nlohmann's parser callback) drops what the caller never reads while parsing.
   nlohmann::json call(std::string_view method, const std::string& path, const nlohmann::json* body = nullptr,
-                      std::string_view content_type = "application/json", std::size_t max_body = kMaxObjectBytes,
-                      const nlohmann::json::parser_callback_t& filter = nullptr);
+                      std::string_view content_type = "application/json");
+  // The same, returning the bytes of the 2xx body for a caller that parses them itself.
+  std::string fetch(std::string_view method, const std::string& path, const nlohmann::json* body = nullptr,
+                    std::string_view content_type = "application/json", std::size_t max_body = kMaxObjectBytes);
 
   const ClientStats& stats() const { return stats_; }
   const Config& config() const { return config_; }

@@ -42,38 +42,46 @@ std::string continue_token(const json& page) {
 
 }  // namespace
 
-json::parser_callback_t list_item_filter() {
-  // Depths as nlohmann counts them: 1 the list's keys, 3 an item's keys, 4 a section's keys,
-  // 5 an annotation's key. `section`/`sub` remember the enclosing keys on the way down.
-  struct Path {
-    bool in_items = false;
-    std::string section, sub;
-  };
-  auto path = std::make_shared<Path>();
-  return [path](int depth, json::parse_event_t event, json& parsed) {
-    if (event != json::parse_event_t::key || !parsed.is_string()) return true;
+json parse_list_page(std::string_view text, const std::function<void(json&&)>& on_item, bool* items_ok) {
+  // Depths as nlohmann counts them: 1 the list's keys, 2 the items, 3 an item's keys, 4 a
+  // section's keys, 5 an annotation's key. `section`/`sub` remember the keys on the way down.
+  bool in_items = false, items_array = false, bad_items = false;
+  std::string section, sub;
+  auto callback = [&](int depth, json::parse_event_t event, json& parsed) {
+    using E = json::parse_event_t;
+    if (depth == 1 && in_items) {
+      if (event == E::array_start) items_array = true;
+      if (event == E::object_start || (event == E::value && !parsed.is_null())) bad_items = true;
+    }
+    if (depth == 2 && in_items && items_array && (event == E::object_end || event == E::array_end || event == E::value)) {
+      on_item(std::move(parsed));
+      return false;  // handled: not kept in the page
+    }
+    if (event != E::key || !parsed.is_string()) return true;
     const std::string& key = parsed.get_ref<const std::string&>();
     switch (depth) {
-      case 1: path->in_items = key == "items"; return true;
-      case 3: path->section = key; return true;
+      case 1: in_items = key == "items"; return true;
+      case 3: section = key; return true;
       case 4:
-        if (!path->in_items) return true;
-        path->sub = key;
-        if (path->section == "metadata") return key != "managedFields";
-        if (path->section == "spec") return key == "suspend";
-        if (path->section == "status") {
+        if (!in_items) return true;
+        sub = key;
+        if (section == "metadata") return key != "managedFields";
+        if (section == "spec") return key == "suspend";
+        if (section == "status") {
           return key == "conditions" || key == "lastAppliedRevision" || key == "lastAttemptedRevision" ||
                  key == "lastHandledReconcileAt" || key == "history";
         }
         return true;
       case 5:
-        // kubectl's last-applied-configuration alone can be as large as the object.
-        if (!path->in_items || path->section != "metadata" || path->sub != "annotations") return true;
+        if (!in_items || section != "metadata" || sub != "annotations") return true;
         return starts_with_any(key, {"windowctl.io/", "reconcile.fluxcd.io/", "suspend.toolkit.fluxcd.io/",
                                      "kustomize.toolkit.fluxcd.io/", "helm.toolkit.fluxcd.io/"});
       default: return true;
     }
   };
+  json page = json::parse(text, callback, false);
+  if (items_ok) *items_ok = !bad_items;
+  return page;
 }
 
 Resolution resolve(Client& client, const CommandOptions& opt) {
@@ -100,17 +108,36 @@ bool for_each_listed(Client& client, const CommandOptions& opt, Resolution& r, S
   const KindAdapter& kind = *opt.kind;
   std::string base = collection_path(kind, r.version, opt.ns) + "?limit=" + std::to_string(kListPageSize);
   if (!opt.selector.empty()) base += "&labelSelector=" + http::query_escape(opt.selector);
-  const json::parser_callback_t filter = list_item_filter();
   std::size_t delivered = 0;
   int restarts = 0, pages = 0;
   bool ok = true;
   std::string token;
+  auto on_item = [&](json&& item) {
+    Target t{metadata_string(item, "namespace"), metadata_string(item, "name")};
+    if (t.ns.empty()) t.ns = opt.ns;
+    if (t.name.empty()) {
+      spdlog::error("listing {} in namespace {}: an item without metadata.name; skipped", kind.plural, opt.ns);
+      ok = false;
+      return;
+    }
+    if (!valid_namespace(t.ns) || !valid_object_name(t.name)) {
+      // The names go into request paths: a server cannot steer a write elsewhere through them.
+      spdlog::error("listing {} in namespace {}: an item named {} in namespace {} is not a valid Kubernetes name; skipped",
+                    kind.plural, opt.ns, json(t.name.substr(0, 300)).dump(-1, ' ', true, json::error_handler_t::replace),
+                    json(t.ns.substr(0, 100)).dump(-1, ' ', true, json::error_handler_t::replace));
+      ok = false;
+      return;
+    }
+    if (!seen.insert(t.ns, t.name)) return;
+    ++delivered;
+    each(Work{std::move(t), std::move(item)});
+  };
   try {
     for (;;) {
-      json page;
+      std::string text;
       try {
-        page = client.call("GET", token.empty() ? base : base + "&continue=" + http::query_escape(token), nullptr,
-                           "application/json", kMaxPageBytes, filter);
+        text = client.fetch("GET", token.empty() ? base : base + "&continue=" + http::query_escape(token), nullptr,
+                            "application/json", kMaxPageBytes);
       } catch (const ApiError& e) {
         // The server compacted past the token: the list starts over, as client-go's pager does.
         constexpr int kMaxRestarts = 3;
@@ -123,28 +150,15 @@ bool for_each_listed(Client& client, const CommandOptions& opt, Resolution& r, S
         }
         throw;
       }
+      // Items are handled while the page is parsed; a page that turns out malformed after some
+      // of them has had those handled and reported, and fails here.
+      bool items_ok = true;
+      json page = parse_list_page(text, on_item, &items_ok);
+      text = std::string();
+      if (page.is_discarded()) throw TransportError(TransportError::Kind::kProtocol, "the LIST answer is not JSON");
       if (!page.is_object()) throw TransportError(TransportError::Kind::kProtocol, "the LIST answer is not an object");
-      auto items = page.find("items");
-      if (items != page.end() && !items->is_array() && !items->is_null()) {
-        throw TransportError(TransportError::Kind::kProtocol, "the LIST answer's items is not a list");
-      }
-      if (items != page.end() && items->is_array()) {
-        for (auto& item : *items) {
-          Target t{metadata_string(item, "namespace"), metadata_string(item, "name")};
-          if (t.ns.empty()) t.ns = opt.ns;
-          if (t.name.empty()) {
-            spdlog::error("listing {} in namespace {}: an item without metadata.name; skipped", kind.plural, opt.ns);
-            ok = false;
-            continue;
-          }
-          if (!seen.insert(t.ns, t.name)) continue;
-          ++delivered;
-          each(Work{std::move(t), std::move(item)});
-          item = nullptr;  // the page is freed as it is handled, not only at its end
-        }
-      }
+      if (!items_ok) throw TransportError(TransportError::Kind::kProtocol, "the LIST answer's items is not a list");
       std::string next = continue_token(page);
-      page = nullptr;
       if (next.empty()) break;
       // A server that never ends its list (or loops with fresh tokens) must not keep the job forever.
       constexpr int kMaxPages = 4000;  // 2,000,000 objects

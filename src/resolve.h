@@ -43,9 +43,14 @@ inline constexpr int kListPageSize = 500;
 bool for_each_listed(Client& client, const CommandOptions& options, Resolution& resolution, SeenSet& seen,
                      const std::function<void(Work&&)>& each);
 
-// The parser filter for LIST pages: of each item only what windowctl reads survives (identity,
-// its own and Flux's annotations, labels, spec.suspend, the status it shows); managedFields,
-// the rest of spec and status.inventory can be most of an object's bytes.
-nlohmann::json::parser_callback_t list_item_filter();
+// Parses one LIST page, handing each item to `on_item` as soon as it is complete and keeping
+// none: a page costs its bytes and one item, not a document of 500 objects. Of each item only
+// what windowctl reads survives (identity, its own and Flux's annotations, labels,
+// spec.suspend, the status it shows); managedFields, the rest of spec, status.inventory and
+// kubectl's last-applied-configuration can be most of an object's bytes. Returns the page
+// without its items (metadata.continue), discarded when the text is not JSON; `items_ok` is
+// false when the page has an `items` that is not a list.
+nlohmann::json parse_list_page(std::string_view text, const std::function<void(nlohmann::json&&)>& on_item,
+                               bool* items_ok = nullptr);
 
 }  // namespace windowctl
