@@ -11,8 +11,14 @@ RSS <= 8 MiB at 10,000 and <= 16 MiB at 100,000; 10,000 objects listed and decid
 Run: /usr/bin/python3 bench/scale.py [--sizes 10000,100000] [--bin build/windowctl]
 """
 import argparse
+import http.server
+import json
 import os
 import pathlib
+import ssl
+import threading
+import urllib.parse
+import urllib.request
 import subprocess
 import sys
 import tempfile
@@ -44,6 +50,60 @@ def kustomization(i):
     }
 
 
+class Replay:
+    """The fake's answers to discovery and every LIST page, recorded once and served again as bytes
+    from memory: windowctl's wall time without the Python fake's cost of building each page."""
+
+    def __init__(self, srv, token, cert, key):
+        ctx = ssl.create_default_context(cafile=srv.ca_path)
+        self.answers = {}
+        headers = {"Authorization": f"Bearer {token}", "Accept": "application/json"}
+
+        def get(path):
+            req = urllib.request.Request(srv.url + path, headers=headers)
+            with urllib.request.urlopen(req, context=ctx) as r:
+                return r.read()
+
+        self.answers[("/apis/kustomize.toolkit.fluxcd.io", "")] = get("/apis/kustomize.toolkit.fluxcd.io")
+        base = "/apis/kustomize.toolkit.fluxcd.io/v1/namespaces/flux-system/kustomizations"
+        token_ = ""
+        while True:
+            q = "?limit=500" + ("&continue=" + urllib.parse.quote(token_, safe="") if token_ else "")
+            body = get(base + q)
+            self.answers[(base, token_)] = body
+            token_ = json.loads(body).get("metadata", {}).get("continue", "")
+            if not token_:
+                break
+        answers = self.answers
+
+        class Handler(http.server.BaseHTTPRequestHandler):
+            protocol_version = "HTTP/1.1"
+
+            def do_GET(self):
+                url = urllib.parse.urlsplit(self.path)
+                cont = urllib.parse.parse_qs(url.query).get("continue", [""])[0]
+                body = answers.get((url.path, cont))
+                self.send_response(200 if body is not None else 404)
+                body = body if body is not None else b'{"kind":"Status","code":404}'
+                self.send_header("Content-Type", "application/json")
+                self.send_header("Content-Length", str(len(body)))
+                self.end_headers()
+                self.wfile.write(body)
+
+            def log_message(self, *a):
+                pass
+
+        self.httpd = http.server.ThreadingHTTPServer(("127.0.0.1", 0), Handler)
+        sctx = ssl.SSLContext(ssl.PROTOCOL_TLS_SERVER)
+        sctx.load_cert_chain(cert, key)
+        self.httpd.socket = sctx.wrap_socket(self.httpd.socket, server_side=True)
+        self.url = f"https://127.0.0.1:{self.httpd.server_address[1]}"
+        threading.Thread(target=self.httpd.serve_forever, daemon=True).start()
+
+    def stop(self):
+        self.httpd.shutdown()
+
+
 def measured(argv, env, rss_file):
     start = time.perf_counter()
     proc = subprocess.run(["/usr/bin/time", "-f", "%M %U %S", "-o", rss_file, *argv], env=env,
@@ -69,7 +129,7 @@ def main():
         srv = FakeApiServer(str(work / "api"), reconcile_delay=3600)
         srv.start()
         try:
-            srv.add_user(USER, cluster_admin=True)
+            token = srv.add_user(USER, cluster_admin=True)
             kubeconfig = srv.write_kubeconfig(str(work / "kubeconfig"), USER)
             t0 = time.perf_counter()
             for i in range(n):
@@ -99,6 +159,22 @@ def main():
                 rows.append((n, label, wall, cpu, rss, after.get("requests", 0) - before.get("requests", 0),
                              after.get("writes", 0) - before.get("writes", 0), lines))
                 print(f"{n} {label}: {wall:.2f} s wall, {cpu:.2f} s CPU, {rss:.1f} MiB", file=sys.stderr)
+            # Read-only runs again against the recorded pages: the time windowctl itself takes to
+            # list and decide, with a server that answers as fast as a real one's cache.
+            replay = Replay(srv, token, srv.pki.server_cert, srv.pki.server_key)
+            try:
+                kc = pathlib.Path(kubeconfig).read_text().replace(srv.url, replay.url)
+                rkc = work / "kubeconfig-replay"
+                rkc.write_text(kc)
+                renv = dict(env, KUBECONFIG=str(rkc))
+                for label, argv in [("replayed: status --all", [args.bin, "status", "--all"]),
+                                    ("replayed: close --all (all closed already)", [args.bin, "close", "--all"]),
+                                    ("replayed: sync, window closed", [args.bin, "sync", "--all", "--window", "0 0 1 1 * for 1m"])]:
+                    wall, cpu, rss, out = measured(argv, renv, rss_file)
+                    rows.append((n, label, wall, cpu, rss, len(replay.answers), 0, out.count("\n")))
+                    print(f"{n} {label}: {wall:.2f} s wall, {cpu:.2f} s CPU, {rss:.1f} MiB", file=sys.stderr)
+            finally:
+                replay.stop()
         finally:
             srv.stop()
     print("| objects | run | wall | windowctl CPU | peak RSS | requests | writes | output lines |")

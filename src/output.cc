@@ -187,37 +187,44 @@ bool any_override(const std::vector<StatusRow>& rows) {
   return std::any_of(rows.begin(), rows.end(), [](const StatusRow& r) { return !r.override_state.empty(); });
 }
 
+// Cells are made per row when needed, twice (widths, then text), so a chunk of rows is not
+// copied into a table of strings on its way out.
 std::string status_table(const std::vector<StatusRow>& rows, bool header, bool windows, bool overrides) {
-  std::vector<std::vector<std::string>> table = {{"NAMESPACE", "NAME", "SUSPENDED", "BY", "SINCE", "READY", "REVISION"}};
-  if (windows) table[0].insert(table[0].end(), {"WINDOW", "NEXT OPEN", "NEXT CLOSE"});
-  if (overrides) table[0].push_back("OVERRIDE");
-  table[0].push_back("MESSAGE");
-  for (const auto& r : rows) {
-    table.push_back({r.ns, r.name, r.suspended ? "True" : "False", r.by, r.since.empty() ? "-" : r.since, r.ready,
-                     r.revision.empty() ? "-" : r.revision});
+  std::vector<std::string> head = {"NAMESPACE", "NAME", "SUSPENDED", "BY", "SINCE", "READY", "REVISION"};
+  if (windows) head.insert(head.end(), {"WINDOW", "NEXT OPEN", "NEXT CLOSE"});
+  if (overrides) head.push_back("OVERRIDE");
+  head.push_back("MESSAGE");
+  auto cells = [&](const StatusRow& r) {
+    std::vector<std::string> line = {r.ns, r.name, r.suspended ? "True" : "False", r.by, r.since.empty() ? "-" : r.since,
+                                     r.ready, r.revision.empty() ? "-" : r.revision};
     if (windows) {
-      for (const std::string* v : {&r.window, &r.next_open, &r.next_close}) table.back().push_back(v->empty() ? "-" : *v);
+      for (const std::string* v : {&r.window, &r.next_open, &r.next_close}) line.push_back(v->empty() ? "-" : *v);
     }
     if (overrides) {
-      table.back().push_back(r.override_state.empty() ? "-" : r.override_state + " until " + r.override_until +
-                                                                  (r.override_by.empty() ? "" : " by " + r.override_by));
+      line.push_back(r.override_state.empty() ? "-" : r.override_state + " until " + r.override_until +
+                                                           (r.override_by.empty() ? "" : " by " + r.override_by));
     }
-    table.back().push_back(one_line(r.message));
-  }
-  std::vector<std::size_t> width(table[0].size(), 0);
-  for (const auto& line : table)
+    line.push_back(one_line(r.message));
+    return line;
+  };
+  std::vector<std::size_t> width(head.size(), 0);
+  auto measure = [&](const std::vector<std::string>& line) {
     for (std::size_t i = 0; i < line.size(); ++i) width[i] = std::max(width[i], line[i].size());
+  };
+  measure(head);
+  for (const auto& r : rows) measure(cells(r));
   std::string out;
-  for (std::size_t row = header ? 0 : 1; row < table.size(); ++row) {
-    const auto& line = table[row];
-    std::string text;
+  auto emit = [&](const std::vector<std::string>& line) {
+    const std::size_t start = out.size();
     for (std::size_t i = 0; i < line.size(); ++i) {
-      text += line[i];
-      if (i + 1 < line.size()) text += std::string(width[i] - line[i].size() + 3, ' ');
+      out += line[i];
+      if (i + 1 < line.size()) out.append(width[i] - line[i].size() + 3, ' ');
     }
-    while (!text.empty() && text.back() == ' ') text.pop_back();
-    out += text + "\n";
-  }
+    while (out.size() > start && out.back() == ' ') out.pop_back();
+    out += '\n';
+  };
+  if (header) emit(head);
+  for (const auto& r : rows) emit(cells(r));
   return out;
 }
 

@@ -64,6 +64,18 @@ def test_json_results_stream_as_one_document(wctl, api):
     assert {r["result"] for r in results} <= {"closed", "already-closed", "held"}
 
 
+def test_an_expired_continue_token_lists_again_and_handles_each_object_once(wctl, api):
+    seed_many(api)
+    api.store.compact_after_pages = 2  # etcd compacts while windowctl works on the second page
+    p = wctl.run("close", "-l", "tier=bulk", timeout=300)
+    assert p.returncode == 0, p.stderr[-2000:]
+    assert "continue token expired; listing again from the start" in p.stderr
+    out = lines(p.stdout)
+    assert len(out) == N and len(set(out)) == N
+    gets = list_requests(api)
+    assert [r["status"] for r in gets] == [200, 200, 410, 200, 200, 200]
+
+
 def test_a_named_target_that_the_selector_also_matches_is_handled_once(wctl, api):
     seed_many(api, 3)
     p = wctl.run("close", "--kustomizations", "many-00001", "-l", "tier=bulk")

@@ -52,6 +52,13 @@ def namespace_not_found(ns):
     return ApiError(404, f'namespaces "{ns}" not found', details={"name": ns, "kind": "namespaces"})
 
 
+def continue_expired():
+    # The apiserver's words when etcd compacted past a continue token (storage/errors.go).
+    return ApiError(410, "The provided continue parameter is too old to display a consistent list result. "
+                         "You can start a new list without the continue parameter, or use the continue token in "
+                         "this response to retrieve the remainder of the results.", reason="Expired", details={})
+
+
 def no_route():
     return ApiError(404, "the server could not find the requested resource", details={})
 

@@ -51,6 +51,10 @@ class Store:
         self._objects = {t.key: {} for t in rtypes}
         self._rv = 1000
         self.writes = 0
+        # Compaction, as etcd's: continue tokens from an older epoch answer 410 Expired.
+        # compact_after_pages > 0 compacts once that many more LIST pages have been served.
+        self.epoch = 0
+        self.compact_after_pages = 0
         self.on_change = on_change or (lambda rtype, obj: None)
         for ns in ("default", "kube-system", "kube-public", "kube-node-lease"):
             self.ensure_namespace(ns)
@@ -121,9 +125,12 @@ class Store:
         start = ""
         if continue_token:
             try:
-                start = json.loads(base64.b64decode(continue_token))["start"]
+                decoded = json.loads(base64.b64decode(continue_token))
+                start = decoded["start"]
             except (ValueError, KeyError, TypeError):
                 raise errors.bad_request("continue key is not valid: illegal base64 data")
+            if decoded.get("epoch", 0) != self.epoch:
+                raise errors.continue_expired()
         with self.lock:
             ordered = sorted((f"{k[0]}/{k[1]}", k) for k in self._objects[rtype.key] if ns is None or k[0] == ns)
             matched, more = [], 0
@@ -142,9 +149,13 @@ class Store:
                 last = matched[-1]["metadata"]
                 nxt = f"{last.get('namespace', '')}/{last['name']}\x00"
                 cont = base64.b64encode(json.dumps(
-                    {"v": "meta.k8s.io/v1", "rv": self._rv, "start": nxt}).encode()).decode()
+                    {"v": "meta.k8s.io/v1", "rv": self._rv, "start": nxt, "epoch": self.epoch}).encode()).decode()
                 if not label_selector and not field_selector:
                     remaining = more
+            if self.compact_after_pages:
+                self.compact_after_pages -= 1
+                if not self.compact_after_pages:
+                    self.epoch += 1
             return matched, cont, remaining
 
     # --- writes -------------------------------------------------------------------------------
