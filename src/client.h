@@ -22,10 +22,11 @@ struct ClientOptions {
   std::string user_agent;
 };
 
-// Body caps. One object cannot exceed etcd's request limit (1.5 MiB); twice that leaves room for
-// the JSON a server adds. A LIST page holds at most kListPageSize objects, but a server that
-// ignores `limit` sends everything at once: that, not the cluster size, is what the cap bounds.
-inline constexpr std::size_t kMaxObjectBytes = 3 * 1024 * 1024;
+// Body caps. etcd refuses to store an object beyond 1.5 MiB (its request limit), and custom
+// resources are stored as the JSON served, so one object's answer above 2 MiB is not a real
+// one. A LIST page holds at most kListPageSize objects, but a server that ignores `limit` sends
+// everything at once: that, not the cluster size, is what the page cap bounds.
+inline constexpr std::size_t kMaxObjectBytes = 2 * 1024 * 1024;
 inline constexpr std::size_t kMaxPageBytes = 64 * 1024 * 1024;
 
 struct ClientStats {

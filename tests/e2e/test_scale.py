@@ -118,3 +118,27 @@ def test_a_patch_that_never_landed_is_a_failure_that_says_so(wctl, api):
     assert not wctl.suspended("apps-rw")
     assert not wctl.events("WindowClosed") or all(e["involvedObject"]["name"] != "apps-rw"
                                                   for e in wctl.events("WindowClosed"))
+
+
+def test_an_object_beyond_etcds_limit_fails_alone(wctl, api):
+    # No object etcd stores is this large: the answer is refused at 2 MiB, not read to the end.
+    huge = {"apiVersion": "kustomize.toolkit.fluxcd.io/v1", "kind": "Kustomization",
+            "metadata": {"name": "apps-rw", "namespace": "flux-system", "annotations": {"x": "y" * (3 << 20)}},
+            "spec": {"suspend": False}}
+    api.add_fault(method="GET", path_regex=OBJ + "$", body=huge, count=None)
+    p = wctl.run("close", "--kustomizations", "apps-rw,infra")
+    assert p.returncode == 1
+    assert "flux-system/apps-rw failed:" in p.stdout and "too large" in p.stdout
+    assert "flux-system/infra closed" in p.stdout
+    assert not wctl.suspended("apps-rw") and wctl.suspended("infra")
+
+
+def test_a_page_beyond_its_cap_is_a_failed_list(wctl, api):
+    big = {"apiVersion": "kustomize.toolkit.fluxcd.io/v1", "kind": "KustomizationList", "metadata": {},
+           "items": [{"metadata": {"name": f"x-{i}", "namespace": "flux-system"}, "pad": "z" * (1 << 20)}
+                     for i in range(70)]}
+    api.add_fault(method="GET", path_regex=r"/kustomizations$", body=big, count=None)
+    p = wctl.run("close", "--all", timeout=120)
+    assert p.returncode == 1
+    assert "listing kustomizations in namespace flux-system" in p.stderr and "too large" in p.stderr
+    assert api.writes == 0
