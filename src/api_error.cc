@@ -4,6 +4,8 @@
 #include <charconv>
 #include <utility>
 
+#include "json_read.h"
+
 namespace windowctl {
 
 namespace {
@@ -85,13 +87,14 @@ ApiError ApiError::from_response(int code, std::string_view body, const std::opt
     if (ec == std::errc() && ptr == retry_after->data() + retry_after->size() && seconds >= 0) retry = seconds;
   }
   auto status = nlohmann::json::parse(body, nullptr, /*allow_exceptions=*/false);
-  if (status.is_object() && status.value("kind", "") == "Status") {
-    std::string message = status.value("message", "");
-    std::string reason_text = status.value("reason", "");
+  if (string_at(status, "kind") == "Status") {
+    std::string message = string_at(status, "message");
+    std::string reason_text = string_at(status, "reason");
     if (message.empty()) message = reason_text.empty() ? "HTTP " + std::to_string(code) : reason_text;
-    nlohmann::json details = status.contains("details") ? status["details"] : nlohmann::json(nullptr);
-    if (!retry && details.is_object() && details.contains("retryAfterSeconds") && details["retryAfterSeconds"].is_number_integer()) {
-      retry = details["retryAfterSeconds"].get<int>();
+    const nlohmann::json* d = field(status, "details");
+    nlohmann::json details = d && d->is_object() ? *d : nlohmann::json(nullptr);
+    if (auto seconds = int_at(details, "retryAfterSeconds"); !retry && seconds && *seconds >= 0 && *seconds <= 86400) {
+      retry = static_cast<int>(*seconds);
     }
     return ApiError(code, reason_from_status(reason_text, code), message, details, retry);
   }

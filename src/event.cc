@@ -2,13 +2,16 @@
 
 #include <cstdio>
 
+#include "json_read.h"
+
 namespace windowctl {
 
 nlohmann::json make_event(const KindAdapter& kind, const std::string& api_version, const nlohmann::json& object,
                           const EventSpec& spec, SysTime now) {
-  const auto& meta = object.at("metadata");
-  const std::string name = meta.value("name", "");
-  const std::string ns = meta.value("namespace", "");
+  const nlohmann::json* m = field(object, "metadata");
+  const nlohmann::json& meta = m ? *m : nlohmann::json::object();
+  const std::string name = string_at(meta, "name");
+  const std::string ns = string_at(meta, "namespace");
   // Same naming scheme as client-go's recorder: object name plus a hex timestamp.
   char suffix[32];
   std::snprintf(suffix, sizeof suffix, ".%llx",
@@ -24,8 +27,8 @@ nlohmann::json make_event(const KindAdapter& kind, const std::string& api_versio
         {"kind", std::string(kind.kind)},
         {"name", name},
         {"namespace", ns},
-        {"uid", meta.value("uid", "")},
-        {"resourceVersion", meta.value("resourceVersion", "")}}},
+        {"uid", string_at(meta, "uid")},
+        {"resourceVersion", string_at(meta, "resourceVersion")}}},
       {"reason", spec.reason},
       {"message", message},
       {"type", spec.type.empty() ? "Normal" : spec.type},

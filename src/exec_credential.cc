@@ -12,6 +12,8 @@
 #include <nlohmann/json.hpp>
 #include <vector>
 
+#include "json_read.h"
+
 extern char** environ;
 
 namespace windowctl {
@@ -19,17 +21,26 @@ namespace windowctl {
 ExecCredential parse_exec_credential(const std::string& text, const std::string& expected_api_version) {
   auto doc = nlohmann::json::parse(text, nullptr, false);
   if (!doc.is_object()) throw ConfigError("exec plugin printed no ExecCredential JSON");
-  if (doc.value("kind", "") != "ExecCredential") throw ConfigError("exec plugin output has kind " + doc.value("kind", std::string("(none)")) + ", not ExecCredential");
-  if (doc.value("apiVersion", "") != expected_api_version) {
-    throw ConfigError("exec plugin answered apiVersion " + doc.value("apiVersion", std::string("(none)")) + ", expected " + expected_api_version);
+  // A field of the wrong type is named as such: the plugin is misconfigured, exit 2.
+  auto shown = [&](const char* key) {
+    const nlohmann::json* v = field(doc, key);
+    if (!v) return std::string("(none)");
+    if (!v->is_string()) return std::string("of type ") + v->type_name();
+    return v->get<std::string>().substr(0, 100);
+  };
+  if (string_at(doc, "kind") != "ExecCredential") throw ConfigError("exec plugin output has kind " + shown("kind") + ", not ExecCredential");
+  if (string_at(doc, "apiVersion") != expected_api_version) {
+    throw ConfigError("exec plugin answered apiVersion " + shown("apiVersion") + ", expected " + expected_api_version);
   }
-  const auto& status = doc.contains("status") ? doc["status"] : nlohmann::json();
-  if (!status.is_object()) throw ConfigError("exec plugin output has no status");
+  const nlohmann::json* status_field = field(doc, "status");
+  if (!status_field || !status_field->is_object()) throw ConfigError("exec plugin output has no status");
+  const nlohmann::json& status = *status_field;
   ExecCredential c;
   auto field = [&](const char* key) -> std::string {
-    if (!status.contains(key)) return {};
-    if (!status[key].is_string()) throw ConfigError(std::string("exec plugin status.") + key + " is not a string");
-    return status[key].get<std::string>();
+    const nlohmann::json* v = windowctl::field(status, key);
+    if (!v || v->is_null()) return {};
+    if (!v->is_string()) throw ConfigError(std::string("exec plugin status.") + key + " is not a string");
+    return v->get<std::string>();
   };
   c.token = field("token");
   c.client_cert_pem = field("clientCertificateData");

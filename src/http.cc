@@ -124,7 +124,7 @@ bool ResponseParser::on_line(std::string_view line) {
       return false;
     }
     if (size > max_body_ - response_.body.size()) {
-      fail("response body too large");
+      fail("response body too large (cap " + std::to_string(max_body_) + " bytes)");
       return false;
     }
     remaining_ = size;
@@ -153,7 +153,19 @@ bool ResponseParser::begin_body() {
     if (contains_token(*connection, "keep-alive")) response_.keep_alive = true;
   }
   const int status = response_.status;
-  if (head_request_ || status == 204 || status == 304 || (status >= 100 && status < 200)) {
+  if (status == 101) {
+    fail("unexpected 101 Switching Protocols: windowctl never asks to switch");
+    return false;
+  }
+  if (status >= 100 && status < 200) {
+    // An interim answer (100 Continue, 103 Early Hints): the real one follows on the same
+    // stream. Its bytes still count against the header cap, so endless 1xx cannot go on.
+    response_ = Response();
+    state_ = State::kStatusLine;
+    interim_ = true;
+    return true;
+  }
+  if (head_request_ || status == 204 || status == 304) {
     state_ = State::kDone;
     return true;
   }
@@ -174,7 +186,7 @@ bool ResponseParser::begin_body() {
       return false;
     }
     if (length > max_body_) {
-      fail("response body too large");
+      fail("response body too large (cap " + std::to_string(max_body_) + " bytes)");
       return false;
     }
     remaining_ = length;
@@ -202,7 +214,7 @@ ResponseParser::Result ResponseParser::feed(std::string_view data, std::size_t* 
       }
       case State::kUntilClose: {
         std::size_t n = data.size() - pos;
-        if (n > max_body_ - response_.body.size()) return fail("response body too large");
+        if (n > max_body_ - response_.body.size()) return fail("response body too large (cap " + std::to_string(max_body_) + " bytes)");
         response_.body.append(data.substr(pos));
         pos += n;
         break;
@@ -211,8 +223,13 @@ ResponseParser::Result ResponseParser::feed(std::string_view data, std::size_t* 
         auto nl = data.find('\n', pos);
         std::size_t end = nl == std::string_view::npos ? data.size() : nl;
         line_.append(data.substr(pos, end - pos));
-        header_bytes_ += end - pos;
-        if (header_bytes_ > kMaxHeaderBytes) return fail("response header too large");
+        if (state_ == State::kChunkSize || state_ == State::kChunkDataEnd) {
+          // Chunk framing lines are not headers: a large body has thousands of them.
+          if (line_.size() > kMaxChunkLineBytes) return fail("chunk size line too long");
+        } else {
+          header_bytes_ += end - pos;
+          if (header_bytes_ > kMaxHeaderBytes) return fail("response header too large");
+        }
         if (nl == std::string_view::npos) {
           pos = data.size();
           break;

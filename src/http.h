@@ -46,11 +46,12 @@ class ResponseParser {
   // The peer closed the connection: a body delimited by close ends here, anything else is truncated.
   Result finish_eof();
 
-  bool started() const { return state_ != State::kStatusLine || !line_.empty(); }
+  bool started() const { return interim_ || state_ != State::kStatusLine || !line_.empty(); }
   const std::string& error() const { return error_; }
   Response& response() { return response_; }
 
-  static constexpr std::size_t kMaxHeaderBytes = 64 * 1024;
+  static constexpr std::size_t kMaxHeaderBytes = 64 * 1024;  // status, header and trailer lines, 1xx included
+  static constexpr std::size_t kMaxChunkLineBytes = 4096;    // one chunk size line, extensions included
   static constexpr std::size_t kMaxBodyBytes = 64 * 1024 * 1024;  // the default cap
 
  private:
@@ -62,6 +63,7 @@ class ResponseParser {
 
   bool head_request_;
   std::size_t max_body_;
+  bool interim_ = false;  // a 1xx came before
   State state_ = State::kStatusLine;
   std::string line_;
   std::size_t header_bytes_ = 0;

@@ -125,3 +125,80 @@ TEST_CASE("query values are percent-encoded") {
   CHECK(query_escape("window=rw") == "window%3Drw");
   CHECK(query_escape("a-b_c.d~") == "a-b_c.d~");
 }
+
+TEST_CASE("a chunk size near 2^64 after a first chunk is refused, not wrapped past the cap") {
+  for (const char* size : {"FFFFFFFFFFFFFFFF", "FFFFFFFFFFFFFFF0", "FFFFFFFFFFFFFFFE"}) {
+    CAPTURE(size);
+    ResponseParser parser(false, 1024);
+    std::string wire = std::string("HTTP/1.1 200 OK\r\nTransfer-Encoding: chunked\r\n\r\n1\r\na\r\n") + size + "\r\n";
+    CHECK(parser.feed(wire) == Result::kError);
+    CHECK(parser.error().find("too large") != std::string::npos);
+    CHECK(parser.response().body.size() <= 1024);
+  }
+  // Beyond 64 bits is malformed outright.
+  ResponseParser parser;
+  CHECK(parser.feed("HTTP/1.1 200 OK\r\nTransfer-Encoding: chunked\r\n\r\n1FFFFFFFFFFFFFFFF\r\n") == Result::kError);
+}
+
+TEST_CASE("the body cap holds whatever the framing: chunks, Content-Length, until close") {
+  const std::size_t cap = 100;
+  std::string chunked = "HTTP/1.1 200 OK\r\nTransfer-Encoding: chunked\r\n\r\n";
+  for (int i = 0; i < 30; ++i) chunked += "5\r\n01234\r\n";
+  ResponseParser a(false, cap);
+  CHECK(feed_in_steps(a, chunked, 7) == Result::kError);
+  CHECK(a.response().body.size() <= cap);
+  ResponseParser b(false, cap);
+  CHECK(b.feed("HTTP/1.1 200 OK\r\nContent-Length: 101\r\n\r\n") == Result::kError);
+  ResponseParser c(false, cap);
+  CHECK(c.feed("HTTP/1.0 200 OK\r\n\r\n" + std::string(101, 'x')) == Result::kError);
+  ResponseParser d(false, cap);
+  CHECK(d.feed("HTTP/1.1 200 OK\r\nContent-Length: 100\r\n\r\n" + std::string(100, 'x')) == Result::kDone);
+}
+
+TEST_CASE("a large body in many small chunks is not a large header") {
+  // Go's API server writes a big LIST in chunks of a few KiB: 20,000 size lines, 64 KiB of them.
+  std::string wire = "HTTP/1.1 200 OK\r\nTransfer-Encoding: chunked\r\n\r\n";
+  for (int i = 0; i < 20000; ++i) wire += "1\r\nx\r\n";
+  wire += "0\r\n\r\n";
+  ResponseParser parser;
+  REQUIRE(parser.feed(wire) == Result::kDone);
+  CHECK(parser.response().body.size() == 20000);
+  ResponseParser long_line;
+  CHECK(long_line.feed("HTTP/1.1 200 OK\r\nTransfer-Encoding: chunked\r\n\r\n1;" + std::string(5000, 'e')) == Result::kError);
+}
+
+TEST_CASE("1xx interim answers are skipped; the final answer is the response") {
+  const std::string final_answer = "HTTP/1.1 200 OK\r\nContent-Length: 2\r\n\r\n{}";
+  for (const std::string interim : {"HTTP/1.1 100 Continue\r\n\r\n", "HTTP/1.1 103 Early Hints\r\nLink: </x>\r\n\r\n",
+                                    "HTTP/1.1 100 Continue\r\n\r\nHTTP/1.1 102 Processing\r\n\r\n"}) {
+    for (std::size_t step : {1u, 3u, 1000u}) {
+      ResponseParser parser;
+      std::string wire = interim + final_answer + "HTTP/1.1 200 OK\r\n";  // the next response stays unread
+      std::size_t consumed = 0;
+      Result r = Result::kNeedMore;
+      std::size_t pos = 0;
+      for (; pos < wire.size() && r == Result::kNeedMore; pos += step) {
+        std::size_t used = 0;
+        r = parser.feed(std::string_view(wire).substr(pos, step), &used);
+        consumed = pos + used;
+      }
+      REQUIRE(r == Result::kDone);
+      CHECK(parser.response().status == 200);
+      CHECK(parser.response().body == "{}");
+      CHECK(parser.response().headers.size() == 1);  // the interim's Link header is not the answer's
+      CHECK(consumed == interim.size() + final_answer.size());
+    }
+  }
+  // Endless 1xx are bounded by the header cap; 101 is never asked for.
+  std::string endless;
+  while (endless.size() < 70 * 1024) endless += "HTTP/1.1 100 Continue\r\n\r\n";
+  ResponseParser parser;
+  CHECK(parser.feed(endless) == Result::kError);
+  ResponseParser upgrade;
+  CHECK(upgrade.feed("HTTP/1.1 101 Switching Protocols\r\nUpgrade: h2c\r\n\r\n") == Result::kError);
+  // A connection that closes after an interim answer closed in the middle of a response.
+  ResponseParser cut;
+  CHECK(cut.feed("HTTP/1.1 100 Continue\r\n\r\n") == Result::kNeedMore);
+  CHECK(cut.started());
+  CHECK(cut.finish_eof() == Result::kError);
+}

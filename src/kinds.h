@@ -19,7 +19,13 @@ struct KindAdapter {
 // Kustomization, HelmRelease; case-insensitive, also the plural and kubectl short names (ks, hr).
 const KindAdapter* find_kind(std::string_view name);
 
+// An API version as Kubernetes spells them (v1, v2beta1, v1alpha3): it goes into request paths,
+// from --api-version or from a server's discovery document, so nothing else may.
+bool valid_api_version(std::string_view version);
+
 std::string group_path(const KindAdapter& kind);  // /apis/GROUP
+// The path builders refuse (std::invalid_argument) a version, namespace or name that is not
+// valid: the last line of defence against a segment steering a request elsewhere.
 std::string collection_path(const KindAdapter& kind, std::string_view version, std::string_view ns);
 std::string object_path(const KindAdapter& kind, std::string_view version, std::string_view ns, std::string_view name);
 

@@ -179,6 +179,9 @@ int run(int argc, char** argv) {
     opt.selector = f.selector;
     opt.all = f.all;
     opt.api_version = f.api_version;
+    if (!opt.api_version.empty() && !valid_api_version(opt.api_version)) {
+      throw ConfigError("invalid --api-version \"" + opt.api_version + "\" (v1, v2, v1beta2, ...)");
+    }
     opt.force = f.force;
     opt.relabel = f.relabel;
     opt.label_value = f.reconcile;
@@ -213,6 +216,11 @@ int main(int argc, char** argv) {
   windowctl::init_openssl();
   try {
     return windowctl::run(argc, argv);
+  } catch (const nlohmann::json::exception& e) {
+    // Outside JSON is read through type-checked accessors (json_read.h); reaching here is a bug,
+    // reported without nlohmann's wording, which names no field a user could act on.
+    std::cerr << "windowctl: internal error: unexpected JSON shape (nlohmann id " << e.id << "); please report it\n";
+    return windowctl::kExitFailed;
   } catch (const std::exception& e) {
     std::cerr << "windowctl: internal error: " << e.what() << "\n";
     return windowctl::kExitFailed;

@@ -79,9 +79,8 @@ void ResultWriter::finish() {
 StatusRow status_row(const KindAdapter& kind, const json& object) {
   StatusRow row;
   ObjectState s = read_state(object);
-  const auto& meta = object.at("metadata");
-  row.ns = meta.value("namespace", "");
-  row.name = meta.value("name", "");
+  row.ns = metadata_string(object, "namespace");
+  row.name = metadata_string(object, "name");
   row.suspended = s.suspended;
   row.by = !s.suspended ? "-" : s.marked ? "windowctl" : "someone else";
   if (s.suspended && s.marked) {

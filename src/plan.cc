@@ -3,6 +3,8 @@
 #include <algorithm>
 #include <cctype>
 
+#include "json_read.h"
+
 namespace windowctl {
 
 using nlohmann::json;
@@ -230,7 +232,8 @@ Decision decide(const json& obj, const PlanInput& in) {
   json patch = json::object();
   // The resourceVersion makes the write conditional: if the object changed since we read it,
   // the server answers 409 and the decision is made again on fresh state.
-  std::string rv = obj.contains("metadata") && obj["metadata"].is_object() ? obj["metadata"].value("resourceVersion", "") : "";
+  const json* meta = field(obj, "metadata");
+  std::string rv = meta ? windowctl::string_at(*meta, "resourceVersion") : std::string();
   if (!rv.empty()) patch["metadata"]["resourceVersion"] = rv;
   if (!annotations.empty()) patch["metadata"]["annotations"] = annotations;
   if (!labels.empty()) patch["metadata"]["labels"] = labels;

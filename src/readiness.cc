@@ -1,22 +1,22 @@
 #include "readiness.h"
 
+#include "json_read.h"
+
 namespace windowctl {
 
 using nlohmann::json;
 
 Condition find_condition(const json& obj, const std::string& type) {
   Condition c;
-  if (!obj.contains("status") || !obj["status"].is_object()) return c;
-  const auto& conds = obj["status"].value("conditions", json::array());
-  if (!conds.is_array()) return c;
-  for (const auto& cond : conds) {
-    if (!cond.is_object() || cond.value("type", "") != type) continue;
-    c.status = cond.value("status", "");
-    c.reason = cond.value("reason", "");
-    c.message = cond.value("message", "");
-    if (cond.contains("observedGeneration") && cond["observedGeneration"].is_number_integer()) {
-      c.observed_generation = cond["observedGeneration"].get<long long>();
-    }
+  const json* status = field(obj, "status");
+  const json* conds = status ? field(*status, "conditions") : nullptr;
+  if (!conds || !conds->is_array()) return c;
+  for (const auto& cond : *conds) {
+    if (string_at(cond, "type") != type) continue;
+    c.status = string_at(cond, "status");
+    c.reason = string_at(cond, "reason");
+    c.message = string_at(cond, "message");
+    if (auto g = int_at(cond, "observedGeneration")) c.observed_generation = *g;
     return c;
   }
   return c;
@@ -24,12 +24,12 @@ Condition find_condition(const json& obj, const std::string& type) {
 
 ReadyVerdict evaluate_readiness(const json& obj, const std::string& token) {
   long long generation = -1;
-  if (obj.contains("metadata") && obj["metadata"].contains("generation") && obj["metadata"]["generation"].is_number_integer()) {
-    generation = obj["metadata"]["generation"].get<long long>();
+  if (const json* meta = field(obj, "metadata")) {
+    if (auto g = int_at(*meta, "generation")) generation = *g;
   }
   if (!token.empty()) {
     std::string handled;
-    if (obj.contains("status") && obj["status"].is_object()) handled = obj["status"].value("lastHandledReconcileAt", "");
+    if (const json* status = field(obj, "status")) handled = string_at(*status, "lastHandledReconcileAt");
     if (handled != token) return {Readiness::kPending, "waiting for the controller to handle the reconcile request"};
   }
   Condition stalled = find_condition(obj, "Stalled");

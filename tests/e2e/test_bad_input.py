@@ -108,3 +108,94 @@ def test_exec_plugin_failure(wctl, api, tmp_path):
     kc = wctl.kubeconfig_for("exec", {"exec": {"apiVersion": "client.authentication.k8s.io/v1", "command": "/bin/false"}})
     assert_usage_error(wctl.run("close", *TARGETS, "--kubeconfig", str(kc), mode="kubeconfig"), api,
                        "exec plugin /bin/false failed (exit 1)")
+
+
+@pytest.mark.parametrize("output,needle", [
+    ('{"kind": 5, "apiVersion": "client.authentication.k8s.io/v1", "status": {"token": "t"}}',
+     "exec plugin output has kind of type number, not ExecCredential"),
+    ('{"kind": "ExecCredential", "apiVersion": ["v1"], "status": {"token": "t"}}', "apiVersion of type array"),
+    ('{"kind": "ExecCredential", "apiVersion": "client.authentication.k8s.io/v1", "status": []}', "has no status"),
+    ('{"kind": "ExecCredential", "apiVersion": "client.authentication.k8s.io/v1", "status": {"token": 7}}',
+     "status.token is not a string"),
+])
+def test_exec_plugin_output_of_the_wrong_type_is_a_configuration_error(wctl, api, tmp_path, output, needle):
+    plugin = tmp_path / "plugin.sh"
+    plugin.write_text("#!/bin/sh\ncat <<'EOF'\n" + output + "\nEOF\n")
+    plugin.chmod(0o755)
+    kc = wctl.kubeconfig_for("exec", {"exec": {"apiVersion": "client.authentication.k8s.io/v1", "command": str(plugin)}})
+    p = wctl.run("close", *TARGETS, "--kubeconfig", str(kc), mode="kubeconfig")
+    assert_usage_error(p, api, needle)
+    assert "json.exception" not in p.stderr and "internal error" not in p.stderr
+
+
+GROUP = r"^/apis/kustomize\.toolkit\.fluxcd\.io$"
+OBJ = "/apis/kustomize.toolkit.fluxcd.io/v1/namespaces/flux-system/kustomizations/apps-rw"
+
+
+def assert_clean_failure(p, needle):
+    assert p.returncode == 1, (p.stdout, p.stderr)
+    assert needle in p.stderr, p.stderr
+    for raw in ("json.exception", "internal error", "type_error", "out_of_range"):
+        assert raw not in p.stderr and raw not in p.stdout
+
+
+@pytest.mark.parametrize("body,needle", [
+    ({"kind": "APIGroup", "name": "kustomize.toolkit.fluxcd.io", "versions": [{"version": 1}],
+      "preferredVersion": {"version": 1}}, "serves no version"),
+    ({"kind": "APIGroup", "versions": "v1", "preferredVersion": "v1"}, "serves no version"),
+    ({"kind": "APIGroup", "versions": [], "preferredVersion": {"version": "v1/namespaces/kube-system/secrets"}},
+     "serves no version"),
+])
+def test_discovery_of_the_wrong_shape_fails_each_target_clearly(wctl, api, body, needle):
+    api.add_fault(method="GET", path_regex=GROUP, body=body, count=None)
+    p = wctl.run("close", *TARGETS)
+    assert_clean_failure(p, needle)
+    assert api.writes == 0
+
+
+@pytest.mark.parametrize("obj", [
+    {"metadata": [1, 2], "spec": {"suspend": "yes"}},
+    {"metadata": {"name": 5, "namespace": {}, "annotations": "a", "labels": 3, "resourceVersion": 12}, "spec": []},
+    {"metadata": {"name": "apps-rw", "namespace": "flux-system", "resourceVersion": 7},
+     "status": {"conditions": {"type": "Ready"}}},
+    [], "text",
+])
+def test_an_object_with_fields_of_the_wrong_type_is_decided_on_without_crashing(wctl, api, obj):
+    api.add_fault(method="GET", path_regex=OBJ + "$", body=obj, count=1)
+    p = wctl.run("close", *TARGETS, "--dry-run")
+    assert p.returncode in (0, 1), (p.stdout, p.stderr)
+    for raw in ("json.exception", "internal error", "type_error"):
+        assert raw not in p.stderr and raw not in p.stdout
+    assert api.writes == 0
+    s = wctl.run("status", *TARGETS)
+    assert "internal error" not in s.stderr
+
+
+def test_list_items_of_the_wrong_type_are_skipped_with_one_line_each(wctl, api):
+    body = {"kind": "KustomizationList", "apiVersion": "kustomize.toolkit.fluxcd.io/v1", "metadata": {},
+            "items": [{"metadata": {"name": 5, "namespace": "flux-system"}},
+                      {"metadata": {"name": "../../secrets", "namespace": "flux-system"}},
+                      {"metadata": {"name": "apps-rw", "namespace": "flux-system/x"}},
+                      {"metadata": {"name": "infra", "namespace": "flux-system"}, "spec": {}}]}
+    api.add_fault(method="GET", path_regex=r"/kustomizations$", body=body, count=1)
+    p = wctl.run("close", "--all")
+    assert p.returncode == 1
+    assert p.stdout.strip() == "flux-system/infra closed"
+    errors = [line for line in lines(p.stderr) if " error " in line]
+    assert len(errors) == 3, p.stderr
+    assert sum("without metadata.name" in e for e in errors) == 1
+    assert sum("not a valid Kubernetes name" in e for e in errors) == 2
+    assert [r["path"].rsplit("/", 1)[1] for r in wctl.patches()] == ["infra"]
+
+
+@pytest.mark.parametrize("status_body", [
+    {"kind": "Status", "apiVersion": "v1", "status": "Failure", "message": {"nested": "object"}, "reason": ["x"],
+     "code": 500, "details": {"retryAfterSeconds": "soon"}},
+    {"kind": "Status", "message": 5, "details": []},
+    {"kind": ["Status"]},
+])
+def test_a_status_body_of_the_wrong_shape_is_still_one_clear_error(wctl, api, status_body):
+    api.add_fault(method="PATCH", path_regex=OBJ, status=403, body=status_body, count=None)
+    p = wctl.run("close", *TARGETS)
+    assert_clean_failure(p, "flux-system/apps-rw")
+    assert "forbidden" in p.stdout.lower() or "403" in p.stdout

@@ -1,0 +1,20 @@
+// Reading JSON that comes from outside (API answers, exec plugins): a field of the wrong type is
+// treated as absent, never thrown as nlohmann's type_error and never read through const
+// operator[] (undefined behaviour on a missing key once NDEBUG compiles JSON_ASSERT out).
+#pragma once
+
+#include <nlohmann/json.hpp>
+#include <optional>
+#include <string>
+#include <string_view>
+
+namespace windowctl {
+
+// obj[key] when obj is an object that has key, else nullptr.
+const nlohmann::json* field(const nlohmann::json& obj, std::string_view key);
+// obj[key] when it is a string, else "".
+std::string string_at(const nlohmann::json& obj, std::string_view key);
+// obj[key] when it is an integer (signed or unsigned) that fits, else nullopt.
+std::optional<long long> int_at(const nlohmann::json& obj, std::string_view key);
+
+}  // namespace windowctl
