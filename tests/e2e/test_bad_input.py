@@ -31,6 +31,12 @@ def assert_usage_error(p, api, needle):
     (["close", *TARGETS, "--log-format", "xml"], "xml"),
     (["close", *TARGETS, "--reason", "x" * 2000], "--reason is longer"),
     (["relabel", *TARGETS], "--reconcile"),
+    # F9: a namespace is a path segment; one that smuggles a path or a query must never reach a URL.
+    (["close", "--kustomizations", "apps", "-n", "flux-system/kustomizations/infra?dryRun=All&x="],
+     'invalid --namespace "flux-system/kustomizations/infra?dryRun=All&x="'),
+    (["close", "--kustomizations", "flux-system/kustomizations/infra"], "invalid"),
+    (["close", "--kustomizations", "apps%2Finfra"], 'invalid name "apps%2Finfra"'),
+    (["close", "--kustomizations", "..", "-n", "flux-system"], 'invalid name ".."'),
 ])
 def test_bad_flags(wctl, api, args, needle):
     assert_usage_error(wctl.run(*args), api, needle)
