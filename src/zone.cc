@@ -44,7 +44,13 @@ std::int64_t days_from_civil(int y, unsigned m, unsigned d) {
   return sys_days(year{y} / month{m} / day{d}).time_since_epoch().count();
 }
 
+// POSIX rules are evaluated within years -29000 to 29000 (std::chrono::year ends at 32767); an
+// instant beyond is read as that range's first or last, so the rule's answer stays one function.
+constexpr std::int64_t kPosixFirst = sys_seconds(sys_days(year{-29000} / 1 / 1)).time_since_epoch().count();
+constexpr std::int64_t kPosixLast = sys_seconds(sys_days(year{29000} / 1 / 1)).time_since_epoch().count();
+
 int year_of(std::int64_t t) {
+  t = std::clamp(t, kPosixFirst, kPosixLast);
   return static_cast<int>(year_month_day{floor<days>(sys_seconds{seconds{t}})}.year());
 }
 
@@ -74,32 +80,30 @@ std::int64_t rule_day(const Rule& r, int y) {
 struct Event {
   std::int64_t at;
   bool dst;
-  int year;
 };
 
-// Both switches of years [from, to], in time order; a switch at the same instant as the year
-// before's stays after it, so "DST all year" rules (J365/25 ending as the next year starts)
-// come out as one long stretch of daylight time.
+// The switches of years [from, to], in time order; of switches at one instant the later year's
+// comes last, so "DST all year" rules (J365/25 ending as the next year starts) come out as one
+// long stretch of daylight time.
 struct Events {
-  std::array<Event, 10> list;
+  std::array<Event, 12> list;
   std::size_t size = 0;
   void push_back(const Event& e) { list[size++] = e; }
   const Event* begin() const { return list.data(); }
   const Event* end() const { return list.data() + size; }
-  const Event& operator[](std::size_t i) const { return list[i]; }
 };
 
-Events events(const Posix& p, int from, int to) {  // at most five years
+Events events(const Posix& p, int from, int to) {  // at most six years
   Events out;
   for (int y = from; y <= to; ++y) {
     std::int64_t start = rule_day(p.start, y) * 86400 + p.start.time - p.standard.offset;
     std::int64_t end = rule_day(p.end, y) * 86400 + p.end.time - p.daylight.offset;
     if (start <= end) {
-      out.push_back({start, true, y});
-      out.push_back({end, false, y});
+      out.push_back({start, true});
+      out.push_back({end, false});
     } else {
-      out.push_back({end, false, y});
-      out.push_back({start, true, y});
+      out.push_back({end, false});
+      out.push_back({start, true});
     }
   }
   std::stable_sort(out.list.begin(), out.list.begin() + static_cast<std::ptrdiff_t>(out.size),
@@ -107,15 +111,46 @@ Events events(const Posix& p, int from, int to) {  // at most five years
   return out;
 }
 
-const Type& posix_at(const Posix& p, std::int64_t t) {
-  if (!p.has_dst) return p.standard;
+// A year's switches lie within ten days of it: rule days run to January 1 of the next year
+// (day 365 of a common year), rule times to 167 hours either way, offsets to 26 hours.
+constexpr std::int64_t kSwitchReach = 10 * 86400;
+
+// Daylight time is on at t when the latest switch at or before t (of any year) starts it. A
+// year's switches can both lie in the next January (J365/100,J365/120), so for an instant of
+// year y that latest switch may be year y-2's; year y+1's can come in December of y.
+bool posix_dst(const Posix& p, std::int64_t t) {
+  t = std::clamp(t, kPosixFirst, kPosixLast);
   int y = year_of(t);
   bool dst = false;
-  for (const Event& e : events(p, y - 1, y + 1)) {
+  for (const Event& e : events(p, y - 2, y + 1)) {
     if (e.at > t) break;
     dst = e.dst;
   }
-  return dst ? p.daylight : p.standard;
+  return dst;
+}
+
+const Type& posix_at(const Posix& p, std::int64_t t) {
+  return p.has_dst && posix_dst(p, t) ? p.daylight : p.standard;
+}
+
+// The first instant after t at which posix_at's offset differs from `prev`, searching until
+// year `last`. The state changes only at switches, and each one is read back through
+// posix_at, so this agrees with it by construction (ties, overlaps and all).
+std::optional<std::pair<std::int64_t, std::int32_t>> posix_change(const Posix& p, std::int64_t t, std::int32_t prev, int last) {
+  if (t >= kPosixLast) return std::nullopt;
+  // Years [a, a+4] hold every switch before January 1 of a+5 minus kSwitchReach; the next
+  // window starts at a+4, whose switches may lie beyond that bound.
+  for (int a = year_of(t) - 1; a <= last; a += 4) {
+    std::int64_t bound = std::min(days_from_civil(a + 5, 1, 1) * 86400 - kSwitchReach, kPosixLast + 1);
+    for (const Event& e : events(p, a, a + 4)) {
+      if (e.at <= t || e.at >= bound) continue;
+      std::int32_t o = posix_at(p, e.at).offset;
+      if (o != prev) return std::pair{e.at, o};
+    }
+    if (bound > kPosixLast) break;
+    t = std::max(t, bound - 1);
+  }
+  return std::nullopt;
 }
 
 // --- POSIX TZ strings ------------------------------------------------------------------------
@@ -287,6 +322,7 @@ struct TimeZone::Data {
   std::vector<std::uint8_t> index;   // type after each transition
   std::vector<Type> types;           // types[0] applies before the first transition
   std::optional<Posix> posix;        // after the last transition
+  bool posix_changes = false;        // the rule changes the offset at all
   std::int32_t min_off = 0, max_off = 0;
 
   const Type& at(std::int64_t t) const {
@@ -303,25 +339,19 @@ struct TimeZone::Data {
       auto i = static_cast<std::size_t>(std::upper_bound(times.begin(), times.end(), t) - times.begin());
       std::int32_t prev = at(t).offset;
       for (; i < times.size(); ++i) {
-        std::int32_t o = types[index[i]].offset;
+        // Read through at(): from the last transition on, the footer rule decides, and of equal
+        // transition times the last does.
+        std::int32_t o = at(times[i]).offset;
         if (o != prev) return std::pair{times[i], o};
         prev = o;
       }
       t = times.back();
     }
-    if (!posix || !posix->has_dst || posix->standard.offset == posix->daylight.offset) return std::nullopt;
-    std::int32_t prev = at(t).offset;
-    int y = year_of(t);
-    // Each year of a DST rule switches twice; three years always hold the next switch. The
-    // fourth is there because of switches at one instant only the last counts: "DST all year"
-    // ends one year as the next begins.
-    auto list = events(*posix, y - 1, y + 3);
-    for (std::size_t i = 0; i < list.size && list[i].year <= y + 2; ++i) {
-      if (list[i].at <= t || (i + 1 < list.size && list[i + 1].at == list[i].at)) continue;
-      std::int32_t o = list[i].dst ? posix->daylight.offset : posix->standard.offset;
-      if (o != prev) return std::pair{list[i].at, o};
-    }
-    return std::nullopt;
+    if (!posix || !posix_changes) return std::nullopt;
+    // The calendar repeats every 400 years, and so does the rule: a change, if there is one,
+    // comes within 401 years (a rule can go years without one: "M12.4.6/167" leaves its
+    // year only when the fourth Saturday is late).
+    return posix_change(*posix, t, at(t).offset, year_of(t) + 401);
   }
 
   void finish() {
@@ -334,6 +364,10 @@ struct TimeZone::Data {
     if (posix) {
       widen(posix->standard.offset);
       if (posix->has_dst) widen(posix->daylight.offset);
+      // "DST all year" never changes; one 400-year cycle from 2000 shows whether a rule does.
+      posix_changes = posix->has_dst && posix->standard.offset != posix->daylight.offset &&
+                      posix_change(*posix, days_from_civil(2000, 1, 1) * 86400,
+                                   posix_at(*posix, days_from_civil(2000, 1, 1) * 86400).offset, 2401);
     }
   }
 };

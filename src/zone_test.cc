@@ -335,3 +335,56 @@ TEST_CASE("local_to_utc and next_transition agree with offset_at") {
     CHECK(failures == 0);
   }
 }
+
+namespace {
+
+// Instants in [from, to) every `step` where offset_at, local_to_utc and next_transition tell
+// different stories: each instant is among the candidates for its own wall time, and the offset
+// holds until the next transition, which changes it.
+int disagreements(const TimeZone& z, sys_seconds from, sys_seconds to, seconds step) {
+  int failures = 0;
+  for (sys_seconds t = from; t < to; t += step) {
+    auto candidates = z.local_to_utc(local_seconds{(t + z.offset_at(t)).time_since_epoch()});
+    if (std::find(candidates.begin(), candidates.end(), t) == candidates.end()) ++failures;
+    for (sys_seconds c : candidates) {
+      if (c + z.offset_at(c) != t + z.offset_at(t)) ++failures;
+    }
+    if (auto next = z.next_transition(t)) {
+      if (*next <= t || z.offset_at(*next - seconds(1)) != z.offset_at(t) || z.offset_at(*next) == z.offset_at(t)) ++failures;
+    }
+  }
+  return failures;
+}
+
+}  // namespace
+
+TEST_CASE("POSIX rules whose switches cross a year boundary") {
+  SUBCASE("daylight time that ends in the next January: the latest switch decides") {
+    // Each year's daylight time would run from 1 January 01:00 to 3 January 03:00 of the next
+    // year; the previous year's end, on 3 January, comes after this year's start.
+    TimeZone z = TimeZone::from_posix("x", "EST0EDT,0/1,J365/75");
+    CHECK(transitions(z, "2025-12-01T00:00:00Z", "2026-02-01T00:00:00Z") ==
+          "2026-01-01T01:00:00Z 3600\n2026-01-03T02:00:00Z 0\n");
+    CHECK(z.offset_at(utc("2026-01-01T00:30:00Z")) == seconds(0));
+    CHECK(z.offset_at(utc("2026-01-02T00:00:00Z")) == hours(1));
+    CHECK(list(z.local_to_utc(wall(2026, 1, 1, 0, 30))) == "2026-01-01T00:30:00Z");
+    CHECK(list(z.local_to_utc(wall(2026, 1, 1, 1, 30))).empty());  // the spring-forward gap
+    CHECK(list(z.local_to_utc(wall(2026, 1, 3, 2, 30))) == "2026-01-03T01:30:00Z 2026-01-03T02:30:00Z");
+  }
+  // Rules whose switches leave their year, both ways, and one whose December switch leaves it
+  // in some years only (the 4th Saturday plus a week), so years pass without a transition.
+  for (const char* rule : {"EST0EDT,0/1,J365/75", "XST0XDT,J365/100,J365/120", "<-03>3<-02>,J1/-100,J200",
+                           "XST5XDT,M12.5.0/150,M1.1.0/-150", "XST0XDT,0/0,M12.4.6/167", "EST5EDT,0/0,J365/25",
+                           "<+13>-13<+14>,M12.5.0/-167,M1.1.6/167", "XST-12XDT-13,365/1,0/-2"}) {
+    std::string text = rule;
+    CAPTURE(text);
+    TimeZone z = TimeZone::from_posix("x", rule);
+    int failures = 0;
+    for (int y = 2020; y < 2060; ++y) {
+      sys_seconds jan1 = sys_days(year{y} / 1 / 1);
+      failures += disagreements(z, jan1 - days(12), jan1 + days(12), minutes(17));
+    }
+    failures += disagreements(z, utc("2020-01-01T00:00:00Z"), utc("2060-01-01T00:00:00Z"), hours(61));
+    CHECK(failures == 0);
+  }
+}
