@@ -94,7 +94,8 @@ bool ResponseParser::on_line(std::string_view line) {
     }
     int status = 0;
     auto [ptr, ec] = std::from_chars(line.data() + 9, line.data() + 12, status);
-    if (ec != std::errc() || ptr != line.data() + 12 || status < 100 || status > 999) {
+    // Three digits and then the end or a space: "HTTP/1.1 2000 OK" is not a 200.
+    if (ec != std::errc() || ptr != line.data() + 12 || status < 100 || status > 999 || (line.size() > 12 && line[12] != ' ')) {
       fail("malformed status code");
       return false;
     }

@@ -119,6 +119,16 @@ TEST_CASE("garbage is rejected, not crashed on") {
   CHECK(huge.feed("HTTP/1.1 200 OK\r\nX: " + std::string(ResponseParser::kMaxHeaderBytes, 'a')) == Result::kError);
 }
 
+TEST_CASE("a status code is exactly three digits: 2000 is not read as 200") {
+  for (const char* wire : {"HTTP/1.1 2000 OK\r\n", "HTTP/1.1 200x OK\r\n", "HTTP/1.1 200\tOK\r\n"}) {
+    ResponseParser parser;
+    CHECK_MESSAGE(parser.feed(wire) == Result::kError, wire);
+  }
+  ResponseParser bare;  // a status line without a reason phrase (and without its space) is fine
+  CHECK(bare.feed("HTTP/1.1 204\r\n\r\n") == Result::kDone);
+  CHECK(bare.response().status == 204);
+}
+
 TEST_CASE("query values are percent-encoded") {
   using windowctl::http::query_escape;
   CHECK(query_escape("app in (a,b)") == "app%20in%20%28a%2Cb%29");
