@@ -36,6 +36,9 @@ struct Flags {
 std::chrono::milliseconds duration_flag(const std::string& flag, const std::string& value) {
   auto d = parse_go_duration(value);
   if (!d) throw ConfigError("invalid " + flag + " \"" + value + "\": use a duration like 30s, 5m or 1h30m");
+  // Durations are added to clocks (deadlines, override ends); a century keeps every sum far
+  // from where the nanosecond counts wrap (2262 for the system clock).
+  if (*d > std::chrono::hours(876000)) throw ConfigError("invalid " + flag + " \"" + value + "\": at most 876000h (100 years)");
   return std::chrono::duration_cast<std::chrono::milliseconds>(*d);
 }
 
@@ -152,7 +155,7 @@ int run(int argc, char** argv) {
       SysTime at = std::chrono::system_clock::now();
       if (!f.at.empty()) {
         auto parsed = parse_rfc3339(f.at);
-        if (!parsed) throw ConfigError("invalid --at \"" + f.at + "\": use RFC 3339, e.g. 2026-03-29T01:30:00Z");
+        if (!parsed) throw ConfigError("invalid --at \"" + f.at + "\": it " + rfc3339_problem(f.at));
         at = *parsed;
       }
       std::cout << render_schedule(schedule_flags, at, f.count, f.output == "json" ? OutputFormat::kJson : OutputFormat::kText);

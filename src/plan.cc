@@ -89,7 +89,8 @@ ObjectState read_state(const json& obj) {
 
 SyncVerdict sync_verdict(const ObjectState& s, bool window_open, SysTime now) {
   SyncVerdict v;
-  auto until = parse_rfc3339(s.override_until);
+  // Saturated: an override until 9999 is after every instant windowctl meets, never expired.
+  auto until = parse_rfc3339_saturated(s.override_until);
   bool valid = (s.override_state == "open" || s.override_state == "closed") && until;
   if (valid && now < *until) {
     v.action = s.override_state == "open" ? Action::kOpen : Action::kClose;

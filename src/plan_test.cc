@@ -294,6 +294,23 @@ TEST_CASE("sync verdict: an active override wins, an expired one is dropped") {
   CHECK(dropped.cause == "window open (unreadable override dropped)");
 }
 
+TEST_CASE("an override until a time beyond 2262 never expires; one before 1677 has (F3)") {
+  SysTime now = *parse_rfc3339("2026-11-22T08:00:00Z");
+  ObjectState frozen;
+  frozen.override_state = "closed";
+  frozen.override_until = "9999-12-31T23:59:59Z";  // read as 1816 before: expired, and sync opened
+  frozen.has_override = true;
+  auto v = sync_verdict(frozen, true, now);
+  CHECK(v.action == Action::kClose);
+  CHECK(v.override_active);
+  CHECK(v.cause == "override closed until 9999-12-31T23:59:59Z");
+  CHECK(sync_verdict(frozen, true, SysTime::max() - std::chrono::nanoseconds(1)).override_active);
+  frozen.override_until = "1000-01-01T00:00:00Z";
+  auto old = sync_verdict(frozen, true, now);
+  CHECK(old.action == Action::kOpen);
+  CHECK(old.override_dropped == "override expired");
+}
+
 TEST_CASE("sync converges: applying its decision and deciding again writes nothing") {
   SysTime now = *parse_rfc3339("2026-11-22T08:00:00Z");
   const json override_open = {{kOverrideAnnotation, "open"}, {kOverrideUntilAnnotation, "2026-11-22T09:00:00Z"}};

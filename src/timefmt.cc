@@ -5,6 +5,8 @@
 #include <algorithm>
 #include <cstdio>
 #include <cstdlib>
+#include <cstdint>
+#include <limits>
 
 namespace windowctl {
 
@@ -12,8 +14,7 @@ using namespace std::chrono;
 
 namespace {
 
-std::string format(SysTime t, bool nanos) {
-  auto secs = floor<seconds>(t);
+std::string format(sys_seconds secs, std::optional<nanoseconds> nanos) {
   auto day = floor<days>(secs);
   year_month_day ymd{day};
   hh_mm_ss hms{secs - day};
@@ -23,8 +24,7 @@ std::string format(SysTime t, bool nanos) {
                 static_cast<long>(hms.minutes().count()), static_cast<long>(hms.seconds().count()));
   std::string out = buf;
   if (nanos) {
-    auto ns = duration_cast<nanoseconds>(t - secs).count();
-    std::snprintf(buf, sizeof buf, ".%09lld", static_cast<long long>(ns));
+    std::snprintf(buf, sizeof buf, ".%09lld", static_cast<long long>(nanos->count()));
     out += buf;
   }
   return out + "Z";
@@ -39,12 +39,13 @@ bool read_int(std::string_view s, std::size_t pos, std::size_t len, int& out) {
   return true;
 }
 
-}  // namespace
+// Whole seconds (in 64 bits they span every year RFC 3339 can write) and the fraction.
+struct Parsed {
+  sys_seconds secs;
+  nanoseconds frac;
+};
 
-std::string rfc3339(SysTime t) { return format(t, false); }
-std::string rfc3339_nano(SysTime t) { return format(t, true); }
-
-std::optional<SysTime> parse_rfc3339(std::string_view s) {
+std::optional<Parsed> parse(std::string_view s) {
   int y = 0, mo = 0, d = 0, h = 0, mi = 0, se = 0;
   if (!read_int(s, 0, 4, y) || s.size() < 20 || s[4] != '-' || !read_int(s, 5, 2, mo) || s[7] != '-' ||
       !read_int(s, 8, 2, d) || (s[10] != 'T' && s[10] != 't' && s[10] != ' ') || !read_int(s, 11, 2, h) || s[13] != ':' ||
@@ -74,6 +75,7 @@ std::optional<SysTime> parse_rfc3339(std::string_view s) {
   } else if (s[pos] == '+' || s[pos] == '-') {
     int oh, om;
     if (!read_int(s, pos + 1, 2, oh) || pos + 3 >= s.size() || s[pos + 3] != ':' || !read_int(s, pos + 4, 2, om)) return std::nullopt;
+    if (oh > 23 || om > 59) return std::nullopt;
     offset = hours(oh) + minutes(om);
     if (s[pos] == '-') offset = -offset;
     pos += 6;
@@ -81,8 +83,47 @@ std::optional<SysTime> parse_rfc3339(std::string_view s) {
     return std::nullopt;
   }
   if (pos != s.size()) return std::nullopt;
-  auto t = sys_days(ymd) + hours(h) + minutes(mi) + seconds(se) + frac - offset;
-  return time_point_cast<system_clock::duration>(t);
+  return Parsed{sys_days(ymd) + hours(h) + minutes(mi) + seconds(se) - offset, frac};
+}
+
+// The SysTime of a parsed time, or nullopt when it lies beyond SysTime's range.
+std::optional<SysTime> exact(const Parsed& p) {
+  SysTime::rep secs = p.secs.time_since_epoch().count(), frac = p.frac.count();
+  // Before 1970 the seconds are borrowed from, so that 1677-09-21T00:12:43.9Z, within the
+  // range, does not overflow on its way in.
+  if (secs < 0 && frac > 0) {
+    secs += 1;
+    frac -= 1000000000;
+  }
+  SysTime::rep ns;
+  if (__builtin_mul_overflow(secs, SysTime::rep{1000000000}, &ns) || __builtin_add_overflow(ns, frac, &ns)) return std::nullopt;
+  return SysTime(nanoseconds(ns));
+}
+
+}  // namespace
+
+std::string rfc3339(SysTime t) { return format(floor<seconds>(t), std::nullopt); }
+std::string rfc3339(sys_seconds t) { return format(t, std::nullopt); }
+std::string rfc3339_nano(SysTime t) { return format(floor<seconds>(t), t - floor<seconds>(t)); }
+
+std::optional<SysTime> parse_rfc3339(std::string_view text) {
+  auto p = parse(text);
+  return p ? exact(*p) : std::nullopt;
+}
+
+std::optional<SysTime> parse_rfc3339_saturated(std::string_view text) {
+  auto p = parse(text);
+  if (!p) return std::nullopt;
+  if (auto t = exact(*p)) return t;
+  return p->secs < sys_seconds{} ? SysTime::min() : SysTime::max();
+}
+
+std::string rfc3339_problem(std::string_view text) {
+  auto p = parse(text);
+  if (!p) return "is not an RFC 3339 time such as 2026-03-29T01:30:00Z";
+  if (exact(*p)) return {};
+  return p->secs < sys_seconds{} ? "is before " + rfc3339(kFirstTime) + ", the first time windowctl can represent"
+                                 : "is after " + rfc3339(kLastTime) + ", the last time windowctl can represent";
 }
 
 std::string human_duration(seconds d) {
@@ -111,21 +152,38 @@ std::optional<std::chrono::nanoseconds> parse_go_duration(std::string_view s) {
   if (s.empty()) return std::nullopt;
   struct Unit {
     std::string_view name;
-    double ns;
+    std::uint64_t ns;
   };
-  static constexpr Unit kUnits[] = {{"ns", 1}, {"us", 1e3}, {"µs", 1e3}, {"ms", 1e6}, {"s", 1e9}, {"m", 60e9}, {"h", 3600e9}};
-  double total = 0;
+  // "ms" before "m"; U+00B5 (micro sign) and U+03BC (Greek mu) both spell µs, as in Go.
+  static constexpr Unit kUnits[] = {{"ns", 1},          {"us", 1000},         {"\u00b5s", 1000}, {"\u03bcs", 1000},
+                                    {"ms", 1000000},    {"s", 1000000000},    {"m", 60000000000}, {"h", 3600000000000}};
+  constexpr std::uint64_t kMax = std::numeric_limits<std::int64_t>::max();
+  std::uint64_t total = 0;
+  auto digit = [&](std::size_t i) { return i < s.size() && s[i] >= '0' && s[i] <= '9'; };
   while (!s.empty()) {
+    // [digits][.digits]: at least one digit on either side of the point.
     std::size_t i = 0;
-    while (i < s.size() && (std::isdigit(static_cast<unsigned char>(s[i])) || s[i] == '.')) ++i;
-    if (i == 0) return std::nullopt;
-    std::string number(s.substr(0, i));
-    if (std::count(number.begin(), number.end(), '.') > 1 || number == ".") return std::nullopt;
-    double value = std::strtod(number.c_str(), nullptr);
+    std::uint64_t whole = 0;
+    bool overflow = false;
+    for (; digit(i); ++i) {
+      overflow = overflow || __builtin_mul_overflow(whole, 10u, &whole) || __builtin_add_overflow(whole, unsigned(s[i] - '0'), &whole);
+    }
+    bool any = i > 0;
+    std::uint64_t frac = 0, scale = 1;
+    if (i < s.size() && s[i] == '.') {
+      ++i;
+      for (; digit(i); ++i) {
+        any = true;
+        if (scale < 10000000000000000000u) {  // 19 digits: finer than a nanosecond of any unit
+          frac = frac * 10 + unsigned(s[i] - '0');
+          scale *= 10;
+        }
+      }
+    }
+    if (!any) return std::nullopt;
     s.remove_prefix(i);
     const Unit* unit = nullptr;
     for (const auto& u : kUnits) {
-      // Longest match first matters only for "ms" vs "m"; the table lists "ms" before "m".
       if (s.substr(0, u.name.size()) == u.name) {
         unit = &u;
         break;
@@ -133,10 +191,17 @@ std::optional<std::chrono::nanoseconds> parse_go_duration(std::string_view s) {
     }
     if (!unit) return std::nullopt;
     s.remove_prefix(unit->name.size());
-    total += value * unit->ns;
-    if (total > 9.2e18) return std::nullopt;
+    // frac < scale <= 10^19 and a unit is below 2^42: the product needs 128 bits, the
+    // quotient (less than one unit) fits in 64.
+    __extension__ using u128 = unsigned __int128;
+    auto part = static_cast<std::uint64_t>(static_cast<u128>(frac) * unit->ns / scale);
+    std::uint64_t value;
+    if (overflow || __builtin_mul_overflow(whole, unit->ns, &value) || __builtin_add_overflow(value, part, &value) ||
+        __builtin_add_overflow(total, value, &total) || total > kMax) {
+      return std::nullopt;
+    }
   }
-  return std::chrono::nanoseconds(static_cast<long long>(total));
+  return std::chrono::nanoseconds(static_cast<std::int64_t>(total));
 }
 
 }  // namespace windowctl

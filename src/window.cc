@@ -366,12 +366,14 @@ Interval parse_freeze(std::string_view text) {
   };
   auto slash = text.find('/');
   if (slash == std::string_view::npos) throw bad("expected FROM/TO, two RFC 3339 times");
-  auto from = parse_rfc3339(text.substr(0, slash));
-  if (!from) throw bad("\"" + std::string(text.substr(0, slash)) + "\" is not an RFC 3339 time");
-  auto to = parse_rfc3339(text.substr(slash + 1));
-  if (!to) throw bad("\"" + std::string(text.substr(slash + 1)) + "\" is not an RFC 3339 time");
-  if (*from >= *to) throw bad("FROM must be before TO");
-  return {*from, *to};
+  auto time = [&](std::string_view part) {
+    auto t = parse_rfc3339(part);
+    if (!t) throw bad("\"" + std::string(part) + "\" " + rfc3339_problem(part));
+    return *t;
+  };
+  SysTime from = time(text.substr(0, slash)), to = time(text.substr(slash + 1));
+  if (from >= to) throw bad("FROM must be before TO");
+  return {from, to};
 }
 
 bool is_open(const Schedule& s, SysTime t) {
@@ -391,17 +393,21 @@ std::vector<Interval> next_windows(const Schedule& s, SysTime at, int count) {
   seconds longest{0};
   for (const Window& w : s.allow) longest = std::max(longest, w.duration);
   sys_seconds now = floor<seconds>(at);
+  // The bounds stop where SysTime does (timefmt.h), so nothing near 2262 wraps around; an
+  // interval cut there says so, as at any other bound.
+  auto bound = [](sys_seconds t) { return std::clamp(t, kFirstTime, kLastTime); };
   // Look back only as far as the allow interval open now needs: usually one duration. Finding
   // that out looks no further ahead than now, so the doubling stays cheap.
   seconds back = longest + hours(1);
   while (back < kLookBack) {
-    Merged allow(starts_of(s.allow, now - back, now + seconds(1)), now - back, now + seconds(1));
+    sys_seconds from = bound(now - back), to = bound(now + seconds(1));
+    Merged allow(starts_of(s.allow, from, to), from, to);
     auto span = allow.next();
     while (span && SysTime(span->end) <= at) span = allow.next();
-    if (!span || !span->early) break;
+    if (!span || !span->early || from == kFirstTime) break;
     back = std::min<seconds>(back * 2, kLookBack);
   }
-  Effective effective(s, now - back, now + kLookAhead + longest);
+  Effective effective(s, bound(now - back), bound(now + kLookAhead + longest));
   std::vector<Interval> out;
   while (out.size() < static_cast<std::size_t>(count)) {
     auto span = effective.next();
@@ -416,8 +422,7 @@ std::vector<SysTime> next_starts(const CronSchedule& cron, const TimeZone& zone,
   if (count <= 0) return out;
   sys_seconds from = floor<seconds>(after);
   // SysTime counts nanoseconds and ends in 2262.
-  sys_seconds last = floor<seconds>(SysTime::max());
-  Starts starts(cron, zone, seconds(0), from + seconds(1), std::min(from + kCycle, last));
+  Starts starts(cron, zone, seconds(0), from + seconds(1), std::min(from + kCycle, kLastTime + seconds(1)));
   while (out.size() < static_cast<std::size_t>(count)) {
     auto s = starts.next();
     if (!s) break;

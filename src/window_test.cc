@@ -134,9 +134,9 @@ TEST_CASE("freezes") {
   CHECK(freeze_error("2026-12-20T00:00:00Z") ==
         "invalid freeze \"2026-12-20T00:00:00Z\": expected FROM/TO, two RFC 3339 times");
   CHECK(freeze_error("2026-12-20/2027-01-04T00:00:00Z") ==
-        "invalid freeze \"2026-12-20/2027-01-04T00:00:00Z\": \"2026-12-20\" is not an RFC 3339 time");
+        "invalid freeze \"2026-12-20/2027-01-04T00:00:00Z\": \"2026-12-20\" is not an RFC 3339 time such as 2026-03-29T01:30:00Z");
   CHECK(freeze_error("2026-12-20T00:00:00Z/tomorrow") ==
-        "invalid freeze \"2026-12-20T00:00:00Z/tomorrow\": \"tomorrow\" is not an RFC 3339 time");
+        "invalid freeze \"2026-12-20T00:00:00Z/tomorrow\": \"tomorrow\" is not an RFC 3339 time such as 2026-03-29T01:30:00Z");
   CHECK(freeze_error("2026-12-20T00:00:00Z/2026-12-19T00:00:00Z") ==
         "invalid freeze \"2026-12-20T00:00:00Z/2026-12-19T00:00:00Z\": FROM must be before TO");
   CHECK(freeze_error("2026-12-20T00:00:00Z/2026-12-20T01:00:00+01:00") ==
@@ -513,4 +513,27 @@ TEST_CASE("intervals are the merged spans of the start instants") {
     };
     CHECK(clip(next_windows(s, at, static_cast<int>(slow.size()) + 1)) == clip(slow));
   }
+}
+
+TEST_CASE("windows near the ends of SysTime's range stop there, never wrapped (F3)") {
+  // SysTime ends at 2262-04-11T23:47:16Z; the look-ahead from March 2262 reaches beyond it.
+  const SysTime last(kLastTime), first(kFirstTime);
+  Schedule weekly = schedule({"0 8 * * MON for 81h in Europe/Zurich"});
+  auto w = next_windows(weekly, utc("2262-03-01T00:00:00Z"), 100);
+  REQUIRE(w.size() == 6);
+  CHECK(show({w.front()}) == "2262-03-03T07:00:00Z/2262-03-06T16:00:00Z\n");
+  CHECK(show({w.back()}) == "2262-04-07T06:00:00Z/2262-04-10T15:00:00Z\n");
+  for (std::size_t i = 1; i < w.size(); ++i) CHECK(w[i - 1].end < w[i].start);
+  // 2262-04-11 is a Friday: a window open then is cut where SysTime ends, and says so.
+  Schedule fridays = schedule({"0 8 * * FRI for 81h in Europe/Zurich"});
+  CHECK(show(next_windows(fridays, utc("2262-04-01T00:00:00Z"), 5)) ==
+        "2262-04-04T06:00:00Z/2262-04-07T15:00:00Z\n2262-04-11T06:00:00Z/2262-04-11T23:47:16Z>\n");
+  CHECK(is_open(fridays, last));
+  CHECK(next_windows(fridays, SysTime::max(), 3).empty());
+  CHECK(show(next_windows(schedule({"* * * * * for 1h"}), first + hours(5), 1)) ==
+        "<1677-09-21T00:12:44Z/1678-09-22T06:12:44Z>\n");
+  CHECK(starts("0 0 * * *", "UTC", "2262-04-09T12:00:00Z", 5) == "2262-04-10T00:00:00Z 2262-04-11T00:00:00Z ");
+  CHECK(error_of([] { parse_freeze("2026-01-01T00:00:00Z/9999-12-31T23:59:59Z"); }) ==
+        "invalid freeze \"2026-01-01T00:00:00Z/9999-12-31T23:59:59Z\": \"9999-12-31T23:59:59Z\" is after "
+        "2262-04-11T23:47:16Z, the last time windowctl can represent");
 }

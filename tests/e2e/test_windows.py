@@ -102,6 +102,29 @@ def test_sync_honours_overrides_until_they_expire(wctl, api):
     assert "override expired" in wctl.events("WindowOpened")[-1]["message"]
 
 
+def test_sync_keeps_an_override_until_a_time_beyond_2262(wctl, api):
+    # F3: 9999 overflowed to 1816, so the freeze read as expired and sync opened.
+    wctl.run("close", *TARGETS, "--for", "1h", "--reason", "freeze")
+    obj = wctl.obj("apps-rw")
+    obj["metadata"]["annotations"]["windowctl.io/override-until"] = "9999-12-31T23:59:59Z"
+    api.put("kustomizations", "flux-system", "apps-rw", obj)
+    writes = api.writes
+    p = wctl.run("sync", *TARGETS, *OPEN)
+    assert p.returncode == 0, p.stderr
+    assert p.stdout == "flux-system/apps-rw already closed\n" and wctl.suspended("apps-rw")
+    assert ann(wctl)["windowctl.io/override-until"] == "9999-12-31T23:59:59Z" and api.writes == writes
+    p = wctl.run("open", *TARGETS, "--scheduled")
+    assert p.returncode == 0 and wctl.suspended("apps-rw")
+    assert "kept closed by override closed until 9999-12-31T23:59:59Z" in p.stdout
+
+
+def test_durations_that_would_wrap_a_clock_are_exit_2(wctl, api):
+    for flag, value in (("--for", "2562047h"), ("--timeout", "1000000h"), ("--request-timeout", "99999999999999999999s")):
+        p = wctl.run("open", *TARGETS, flag, value)
+        assert p.returncode == 2 and flag in p.stderr and len(lines(p.stderr)) == 1, p.stderr
+    assert api.writes == 0
+
+
 def test_sync_holds_what_someone_else_suspended(wctl, api):
     obj = wctl.obj("apps-rw")
     obj["spec"]["suspend"] = True
@@ -157,6 +180,22 @@ def test_schedule_needs_no_cluster(wctl, api):
     spring = json.loads(wctl.run("schedule", "--window", "30 2 * * * for 1h in Europe/Zurich", "--at",
                                  "2026-03-28T12:00:00Z", "--count", "1", "-o", "json", mode="none").stdout)
     assert spring["windows"][0]["start"] == "2026-03-29T03:30:00+02:00"  # 02:30 does not exist that night
+
+
+def test_schedule_at_a_time_beyond_2262_is_refused(wctl, api):
+    # F3: --at 3000 wrapped around to 1830 and listed windows there.
+    for at, needle in (("3000-01-01T00:00:00Z", "is after 2262-04-11T23:47:16Z"),
+                       ("1600-01-01T00:00:00Z", "is before 1677-09-21T00:12:44Z")):
+        p = wctl.run("schedule", "--window", "0 8 * * MON for 81h", "--at", at, mode="none")
+        assert p.returncode == 2 and p.stdout == "", p.stdout
+        assert needle in p.stderr and "--at" in p.stderr and len(lines(p.stderr)) == 1, p.stderr
+    p = wctl.run("schedule", "--window", ALWAYS, "--freeze", "2026-01-01T00:00:00Z/9999-12-31T23:59:59Z", mode="none")
+    assert p.returncode == 2 and "is after 2262-04-11T23:47:16Z" in p.stderr, p.stderr
+    # Up to the last second SysTime holds, and the window open there ends with it.
+    p = wctl.run("schedule", "--window", "0 8 * * FRI for 81h", "--at", "2262-04-11T12:00:00Z", "-o", "json", mode="none")
+    assert p.returncode == 0, p.stderr
+    assert json.loads(p.stdout) == {"open": True, "windows": [
+        {"start": "2262-04-11T08:00:00Z", "end": "2262-04-11T23:47:16Z"}]}
 
 
 @pytest.mark.parametrize("args,needle", [
