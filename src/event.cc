@@ -3,6 +3,7 @@
 #include <cstdio>
 
 #include "json_read.h"
+#include "utf8.h"
 
 namespace windowctl {
 
@@ -17,7 +18,11 @@ nlohmann::json make_event(const KindAdapter& kind, const std::string& api_versio
   std::snprintf(suffix, sizeof suffix, ".%llx",
                 static_cast<unsigned long long>(std::chrono::duration_cast<std::chrono::nanoseconds>(now.time_since_epoch()).count()));
   std::string stamp = rfc3339(now);
-  std::string message = spec.message.size() > 1024 ? spec.message.substr(0, 1021) + "..." : spec.message;
+  // An Event is JSON: text is cut between characters and a byte that starts none is replaced,
+  // so it always serialises (nlohmann throws on invalid UTF-8, after the patch has landed).
+  std::string message = utf8_prefix(spec.message, std::string::npos);
+  if (message.size() > 1024) message = utf8_prefix(message, 1021) + "...";
+  const std::string instance = utf8_prefix(spec.instance, 128);  // the API's limit
   return {
       {"apiVersion", "v1"},
       {"kind", "Event"},
@@ -37,7 +42,7 @@ nlohmann::json make_event(const KindAdapter& kind, const std::string& api_versio
       {"count", 1},
       {"source", {{"component", "windowctl"}}},
       {"reportingComponent", "windowctl"},
-      {"reportingInstance", spec.instance},
+      {"reportingInstance", instance},
   };
 }
 

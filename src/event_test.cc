@@ -23,3 +23,22 @@ TEST_CASE("an Event points at the object and carries the reason") {
   CHECK(held["message"].get<std::string>().size() == 1024);
   CHECK(held["involvedObject"]["apiVersion"] == "helm.toolkit.fluxcd.io/v2");
 }
+
+TEST_CASE("an Event always serialises: a long message is cut between characters, stray bytes replaced") {
+  auto obj = R"({"metadata":{"name":"apps-rw","namespace":"flux-system"}})"_json;
+  SysTime now{};
+  // 1,021 bytes would end inside a "ü" (two bytes each, after a 1-byte prefix): dump() threw.
+  std::string umlauts = "xy";
+  for (int i = 0; i < 600; ++i) umlauts += "\xC3\xBC";
+  auto cut = make_event(*find_kind("ks"), "v1", obj, {"WindowClosed", "Normal", umlauts, "h"}, now);
+  CHECK_NOTHROW((void)cut.dump());
+  std::string message = cut["message"].get<std::string>();
+  CHECK(message.size() <= 1024);
+  CHECK(message.ends_with("\xC3\xBC..."));
+  auto stray = make_event(*find_kind("ks"), "v1", obj, {"WindowClosed", "Normal", "reason \xFF\xFE", "pod\xC3"}, now);
+  CHECK_NOTHROW((void)stray.dump());
+  CHECK(stray["message"] == "reason \xEF\xBF\xBD\xEF\xBF\xBD");
+  CHECK(stray["reportingInstance"] == "pod\xEF\xBF\xBD");
+  auto long_instance = make_event(*find_kind("ks"), "v1", obj, {"WindowClosed", "Normal", "m", std::string(300, 'p')}, now);
+  CHECK(long_instance["reportingInstance"].get<std::string>().size() == 128);
+}

@@ -13,6 +13,7 @@
 #include "output.h"
 #include "sync.h"
 #include "timefmt.h"
+#include "utf8.h"
 #include "version.h"
 
 namespace windowctl {
@@ -169,6 +170,8 @@ int run(int argc, char** argv) {
       throw ConfigError(opt.command + " needs targets: --kustomizations NAMES, -l SELECTOR or --all");
     }
     if (f.reason.size() > 1024) throw ConfigError("--reason is longer than 1024 characters");
+    // It is written into annotations and Events, which are JSON: UTF-8 only.
+    if (!valid_utf8(f.reason)) throw ConfigError("--reason is not valid UTF-8");
     if (f.scheduled && !f.override_for.empty()) {
       throw ConfigError("--scheduled and --for exclude each other: a scheduled run never sets an override");
     }
