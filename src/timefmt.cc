@@ -104,7 +104,17 @@ std::optional<SysTime> exact(const Parsed& p) {
 
 std::string rfc3339(SysTime t) { return format(floor<seconds>(t), std::nullopt); }
 std::string rfc3339(sys_seconds t) { return format(t, std::nullopt); }
-std::string rfc3339_nano(SysTime t) { return format(floor<seconds>(t), t - floor<seconds>(t)); }
+std::string rfc3339_nano(SysTime t) {
+  // In integers: before 1677-09-21T00:12:44Z the whole second lies outside SysTime's range,
+  // so t - floor<seconds>(t) would overflow on the way.
+  SysTime::rep count = t.time_since_epoch().count(), frac = count % 1000000000;
+  SysTime::rep secs = count / 1000000000;
+  if (frac < 0) {
+    frac += 1000000000;
+    secs -= 1;
+  }
+  return format(sys_seconds(seconds(secs)), nanoseconds(frac));
+}
 
 std::optional<SysTime> parse_rfc3339(std::string_view text) {
   auto p = parse(text);
