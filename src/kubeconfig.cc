@@ -1,9 +1,9 @@
 // kubeconfig_config: the subset of kubeconfig that kubectl users rely on for a remote cluster.
+#include "kubeconfig.h"
+
 #include <yaml-cpp/yaml.h>
 
 #include <map>
-
-#include "config.h"
 
 namespace windowctl {
 
@@ -63,11 +63,11 @@ std::pair<YAML::Node, std::string> find_named(const std::vector<Loaded>& files, 
 }
 
 std::string data_or_file(const YAML::Node& node, const char* data_key, const char* file_key, const std::string& file,
-                         const std::string& what) {
+                         const std::string& what, const FileReader& read) {
   std::string data = str(node, data_key);
   if (!data.empty()) return base64_decode(data, what + " (" + data_key + ")");
   std::string path = str(node, file_key);
-  if (!path.empty()) return read_file(resolve_path(file, path), what);
+  if (!path.empty()) return read(resolve_path(file, path), what);
   return {};
 }
 
@@ -97,10 +97,15 @@ ExecConfig parse_exec(const YAML::Node& exec, const std::string& file) {
 
 }  // namespace
 
-Config kubeconfig_config(const std::vector<std::string>& paths, const std::string& context_override) {
+Config kubeconfig_config(const std::vector<std::string>& paths, const std::string& context) {
+  std::vector<KubeconfigFile> files;
+  for (const auto& path : paths) files.push_back({path, read_file(path, "kubeconfig")});
+  return kubeconfig_from(files, context, read_file);
+}
+
+Config kubeconfig_from(const std::vector<KubeconfigFile>& texts, const std::string& context_override, const FileReader& read) {
   std::vector<Loaded> files;
-  for (const auto& path : paths) {
-    std::string text = read_file(path, "kubeconfig");
+  for (const auto& [path, text] : texts) {
     try {
       YAML::Node root = YAML::Load(text);
       if (root.IsNull()) continue;  // an empty file contributes nothing, as in kubectl
@@ -110,7 +115,7 @@ Config kubeconfig_config(const std::vector<std::string>& paths, const std::strin
       throw ConfigError("kubeconfig " + path + " is not valid YAML: " + e.msg + " at line " + std::to_string(e.mark.line + 1));
     }
   }
-  if (files.empty()) throw ConfigError("kubeconfig " + paths.front() + " is empty");
+  if (files.empty()) throw ConfigError("kubeconfig " + (texts.empty() ? std::string("(none)") : texts.front().path) + " is empty");
   const std::string& first = files.front().path;
 
   try {
@@ -137,7 +142,7 @@ Config kubeconfig_config(const std::vector<std::string>& paths, const std::strin
     c.insecure_skip_tls_verify = boolean(cluster, "insecure-skip-tls-verify");
     c.ca_data_base64 = str(cluster, "certificate-authority-data");
     c.ca_pem = data_or_file(cluster, "certificate-authority-data", "certificate-authority", cluster_file,
-                            "certificate authority of cluster " + cluster_name);
+                            "certificate authority of cluster " + cluster_name, read);
     if (c.ca_pem.empty() && !c.insecure_skip_tls_verify) {
       throw ConfigError("cluster " + cluster_name + " has no certificate-authority; windowctl never trusts the system store");
     }
@@ -150,11 +155,11 @@ Config kubeconfig_config(const std::vector<std::string>& paths, const std::strin
       cred.token = str(user, "token");
       if (std::string tf = str(user, "tokenFile"); !tf.empty() && cred.token.empty()) {
         cred.token_file = resolve_path(user_file, tf);
-        cred.token = read_file(cred.token_file, "token file");
+        cred.token = read(cred.token_file, "token file");
         while (!cred.token.empty() && std::isspace(static_cast<unsigned char>(cred.token.back()))) cred.token.pop_back();
       }
-      cred.client_cert_pem = data_or_file(user, "client-certificate-data", "client-certificate", user_file, "client certificate");
-      cred.client_key_pem = data_or_file(user, "client-key-data", "client-key", user_file, "client key");
+      cred.client_cert_pem = data_or_file(user, "client-certificate-data", "client-certificate", user_file, "client certificate", read);
+      cred.client_key_pem = data_or_file(user, "client-key-data", "client-key", user_file, "client key", read);
       if (cred.client_cert_pem.empty() != cred.client_key_pem.empty()) {
         throw ConfigError("user " + user_name + " needs both a client certificate and a client key");
       }
