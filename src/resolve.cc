@@ -45,7 +45,7 @@ std::string continue_token(const json& page) {
 json parse_list_page(std::string_view text, const std::function<void(json&&)>& on_item, bool* items_ok) {
   // Depths as nlohmann counts them: 1 the list's keys, 2 the items, 3 an item's keys, 4 a
   // section's keys, 5 an annotation's key. `section`/`sub` remember the keys on the way down.
-  bool in_items = false, items_array = false, bad_items = false;
+  bool in_items = false, items_array = false, bad_items = false, seen_items = false;
   std::string section, sub;
   auto callback = [&](int depth, json::parse_event_t event, json& parsed) {
     using E = json::parse_event_t;
@@ -60,7 +60,13 @@ json parse_list_page(std::string_view text, const std::function<void(json&&)>& o
     if (event != E::key || !parsed.is_string()) return true;
     const std::string& key = parsed.get_ref<const std::string&>();
     switch (depth) {
-      case 1: in_items = key == "items"; return true;
+      case 1:
+        // A second "items" would be a second list, where a plain JSON reading keeps only the
+        // last: what windowctl acts on must not depend on the reader, so the page is refused.
+        if (key == "items" && seen_items) bad_items = true;
+        in_items = key == "items";
+        seen_items = seen_items || in_items;
+        return true;
       case 3: section = key; return true;
       case 4:
         if (!in_items) return true;

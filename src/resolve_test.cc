@@ -79,3 +79,13 @@ TEST_CASE("list pages: every item handed over in order, any shape") {
   REQUIRE(items.size() == 1);
   CHECK(items[0]["status"]["conditions"].size() == 2);
 }
+
+TEST_CASE("a page with two \"items\" lists is refused: a plain JSON reading keeps only the last (found by resolve_fuzz)") {
+  std::vector<std::string> names;
+  bool items_ok = true;
+  parse_list_page(R"({"items":[{"metadata":{"name":"a"}}],"items":[{"metadata":{"name":"b"}}]})",
+                  [&](json&& item) { names.push_back(item["metadata"]["name"]); }, &items_ok);
+  CHECK_FALSE(items_ok);
+  parse_list_page(R"({"items":[{"metadata":{"name":"a"}}],"metadata":{"continue":"x"}})", [&](json&&) {}, &items_ok);
+  CHECK(items_ok);
+}
