@@ -394,8 +394,13 @@ std::vector<Interval> next_windows(const Schedule& s, SysTime at, int count) {
   for (const Window& w : s.allow) longest = std::max(longest, w.duration);
   sys_seconds now = floor<seconds>(at);
   // The bounds stop where SysTime does (timefmt.h), so nothing near 2262 wraps around; an
-  // interval cut there says so, as at any other bound.
-  auto bound = [](sys_seconds t) { return std::clamp(t, kFirstTime, kLastTime); };
+  // interval cut there says so, as at any other bound. They lie a second beyond its whole
+  // seconds, so the fractions of a second at either end are inside a bound too, and an edge
+  // there becomes SysTime::min() or max().
+  auto bound = [](sys_seconds t) { return std::clamp(t, kFirstTime - seconds(1), kLastTime + seconds(1)); };
+  auto held = [](sys_seconds t) {
+    return t < kFirstTime ? SysTime::min() : t > kLastTime ? SysTime::max() : SysTime(t);
+  };
   // Look back only as far as the allow interval open now needs: usually one duration. Finding
   // that out looks no further ahead than now, so the doubling stays cheap.
   seconds back = longest + hours(1);
@@ -403,8 +408,8 @@ std::vector<Interval> next_windows(const Schedule& s, SysTime at, int count) {
     sys_seconds from = bound(now - back), to = bound(now + seconds(1));
     Merged allow(starts_of(s.allow, from, to), from, to);
     auto span = allow.next();
-    while (span && SysTime(span->end) <= at) span = allow.next();
-    if (!span || !span->early || from == kFirstTime) break;
+    while (span && held(span->end) <= at) span = allow.next();
+    if (!span || !span->early || from < kFirstTime) break;
     back = std::min<seconds>(back * 2, kLookBack);
   }
   Effective effective(s, bound(now - back), bound(now + kLookAhead + longest));
@@ -412,7 +417,7 @@ std::vector<Interval> next_windows(const Schedule& s, SysTime at, int count) {
   while (out.size() < static_cast<std::size_t>(count)) {
     auto span = effective.next();
     if (!span) break;
-    if (SysTime(span->end) > at) out.push_back({span->start, span->end, span->early, span->late});
+    if (held(span->end) > at) out.push_back({held(span->start), held(span->end), span->early, span->late});
   }
   return out;
 }

@@ -60,7 +60,8 @@ bool is_open(const Schedule& schedule, SysTime t);
 
 // The next `count` intervals during which the schedule is open (allow minus deny minus freeze,
 // merged) that end after `at`, earliest first; the first may have begun before `at`. Fewer when
-// the horizon comes first.
+// the horizon comes first. Bounds also lie where SysTime ends (SysTime::min() and max()): as
+// an end is exclusive, no interval holds SysTime::max() itself.
 std::vector<Interval> next_windows(const Schedule& schedule, SysTime at, int count);
 
 // The window engine's start instants strictly after `after`, at most `count`, within 400 years:

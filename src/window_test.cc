@@ -531,7 +531,16 @@ TEST_CASE("windows near the ends of SysTime's range stop there, never wrapped (F
   CHECK(is_open(fridays, last));
   CHECK(next_windows(fridays, SysTime::max(), 3).empty());
   CHECK(show(next_windows(schedule({"* * * * * for 1h"}), first + hours(5), 1)) ==
-        "<1677-09-21T00:12:44Z/1678-09-22T06:12:44Z>\n");
+        "<1677-09-21T00:12:43Z/1678-09-22T06:12:44Z>\n");
+  // The fraction of a second before the first whole one, and after the last, are inside too.
+  auto earliest = next_windows(schedule({"* * * * * for 1h"}), SysTime::min(), 1);
+  REQUIRE(earliest.size() == 1);
+  CHECK(earliest[0].start == SysTime::min());
+  CHECK(is_open(fridays, SysTime::max() - nanoseconds(1)));
+  auto latest = next_windows(fridays, SysTime::max() - nanoseconds(1), 1);
+  REQUIRE(latest.size() == 1);
+  CHECK(latest[0].end == SysTime::max());
+  CHECK(latest[0].ends_later);
   CHECK(starts("0 0 * * *", "UTC", "2262-04-09T12:00:00Z", 5) == "2262-04-10T00:00:00Z 2262-04-11T00:00:00Z ");
   CHECK(error_of([] { parse_freeze("2026-01-01T00:00:00Z/9999-12-31T23:59:59Z"); }) ==
         "invalid freeze \"2026-01-01T00:00:00Z/9999-12-31T23:59:59Z\": \"9999-12-31T23:59:59Z\" is after "
