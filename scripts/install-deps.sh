@@ -2,8 +2,10 @@
 # Installs what building and testing windowctl need, from Debian's packages. Idempotent.
 set -euo pipefail
 
+# gcc, make, perl and dpkg-dev: scripts/openssl.sh, which builds the static binary's minimal OpenSSL
+# from Debian's source package (libssl-dev is for the sanitizer and fuzz builds, which link it).
 packages=(
-  g++ cmake ninja-build file
+  g++ cmake ninja-build file gcc make perl dpkg-dev
   libssl-dev nlohmann-json3-dev libspdlog-dev libfmt-dev doctest-dev libcli11-dev libyaml-cpp-dev
   python3 python3-pytest python3-yaml python3-croniter openssl tzdata time
 )
