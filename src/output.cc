@@ -8,7 +8,72 @@ namespace windowctl {
 
 using nlohmann::json;
 
+namespace {
+std::string result_line_raw(const TargetResult& r);
+}  // namespace
+
+std::string printable(std::string_view text, std::size_t max_bytes) {
+  static constexpr char kHex[] = "0123456789abcdef";
+  std::string out;
+  out.reserve(std::min(text.size(), max_bytes) + 8);
+  auto escape = [&](unsigned char c) {
+    out += "\\x";
+    out += kHex[c >> 4];
+    out += kHex[c & 15];
+  };
+  std::size_t i = 0;
+  while (i < text.size()) {
+    if (out.size() >= max_bytes) {
+      out += "...";
+      break;
+    }
+    const auto c = static_cast<unsigned char>(text[i]);
+    if (c < 0x80) {
+      if (c == '\t' || c == '\r' || c == '\n') {
+        out += ' ';
+      } else if (c < 0x20 || c == 0x7f) {
+        escape(c);
+      } else {
+        out += static_cast<char>(c);
+      }
+      ++i;
+      continue;
+    }
+    // The length of a well-formed UTF-8 sequence starting here, or 0 (RFC 3629: no overlongs,
+    // no surrogates, nothing beyond U+10FFFF).
+    std::size_t len = 0;
+    if (c >= 0xc2 && c <= 0xdf) len = 2;
+    else if (c >= 0xe0 && c <= 0xef) len = 3;
+    else if (c >= 0xf0 && c <= 0xf4) len = 4;
+    bool ok = len != 0 && i + len <= text.size();
+    for (std::size_t k = 1; ok && k < len; ++k) ok = (static_cast<unsigned char>(text[i + k]) & 0xc0) == 0x80;
+    if (ok && len >= 3) {
+      const auto c1 = static_cast<unsigned char>(text[i + 1]);
+      if ((c == 0xe0 && c1 < 0xa0) || (c == 0xed && c1 >= 0xa0) || (c == 0xf0 && c1 < 0x90) || (c == 0xf4 && c1 >= 0x90)) ok = false;
+    }
+    if (ok && c == 0xc2 && static_cast<unsigned char>(text[i + 1]) < 0xa0) {
+      escape(static_cast<unsigned char>(text[i + 1]));  // C1 control (U+0080..U+009F), e.g. CSI
+      i += 2;
+      continue;
+    }
+    if (!ok) {
+      escape(c);
+      ++i;
+      continue;
+    }
+    out.append(text.substr(i, len));
+    i += len;
+  }
+  return out;
+}
+
 std::string result_line(const TargetResult& r) {
+  return printable(result_line_raw(r), std::string::npos);
+}
+
+namespace {
+
+std::string result_line_raw(const TargetResult& r) {
   std::string line = r.ns + "/" + r.name + " ";
   if (r.failed()) {
     // A failure after the decision was carried out (a failed --wait) still says what was done.
@@ -23,6 +88,8 @@ std::string result_line(const TargetResult& r) {
   if (!r.wait.empty()) line += ", " + r.wait;
   return line;
 }
+
+}  // namespace
 
 json result_json(const TargetResult& r) {
   json j = {{"namespace", r.ns}, {"name", r.name}, {"kind", r.kind}};
@@ -107,15 +174,6 @@ std::string describe_state(const json& object) {
   if (!s.reason.empty()) text += " (" + s.reason + ")";
   return text;
 }
-
-namespace {
-
-std::string one_line(std::string s) {
-  std::replace(s.begin(), s.end(), '\n', ' ');
-  return s;
-}
-
-}  // namespace
 
 std::string render_schedule(const Schedule& schedule, SysTime at, int count, OutputFormat format) {
   const TimeZone utc;
@@ -203,7 +261,9 @@ std::string status_table(const std::vector<StatusRow>& rows, bool header, bool w
       line.push_back(r.override_state.empty() ? "-" : r.override_state + " until " + r.override_until +
                                                            (r.override_by.empty() ? "" : " by " + r.override_by));
     }
-    line.push_back(one_line(r.message));
+    line.push_back(r.message);
+    // Every cell may carry an object's text (annotations, conditions): one terminal-safe line.
+    for (auto& cell : line) cell = printable(cell, 1024);
     return line;
   };
   std::vector<std::size_t> width(head.size(), 0);
