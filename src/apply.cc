@@ -41,16 +41,37 @@ PlanInput Applier::input_for(const json& object, const PlanInput& in) const {
   return in;
 }
 
-void Applier::record_event(const json& object, const Decision& d) {
+// The Event is about the target windowctl asked for, in its namespace: never about whatever
+// name or namespace the server's answer carries (another object, a number, a path). The uid and
+// resourceVersion are taken only from an answer that names the target.
+json event_subject(const Target& t, const json& answer) {
+  json meta = {{"name", t.name}, {"namespace", t.ns}};
+  if (metadata_string(answer, "name") == t.name && metadata_string(answer, "namespace") == t.ns) {
+    for (const char* key : {"uid", "resourceVersion"}) {
+      std::string value = metadata_string(answer, key);
+      if (!value.empty()) meta[key] = value;
+    }
+  }
+  return json{{"metadata", std::move(meta)}};
+}
+
+void Applier::record_event(const Target& t, const json& object, const Decision& d) {
   if (d.event_reason.empty()) return;
   if (instance_.empty()) instance_ = hostname();
-  const std::string ns = metadata_string(object, "namespace"), name = metadata_string(object, "name");
   try {
-    json event = make_event(kind_, version_, object, {d.event_reason, d.event_type, d.event_message, instance_},
+    json event = make_event(kind_, version_, event_subject(t, object), {d.event_reason, d.event_type, d.event_message, instance_},
                             std::chrono::system_clock::now());
-    client_.call("POST", "/api/v1/namespaces/" + ns + "/events", &event);
+    client_.call("POST", "/api/v1/namespaces/" + t.ns + "/events", &event);
+  } catch (const ApiError& e) {
+    // The name is the object's plus a nanosecond stamp: one that exists already is this very
+    // Event, posted by an attempt whose answer was lost.
+    if (e.reason() == Reason::kAlreadyExists) {
+      spdlog::debug("{}: Event {} was recorded by an attempt whose answer was lost", t.id(), d.event_reason);
+      return;
+    }
+    spdlog::warn("{}: could not record Event {}: {}", t.id(), d.event_reason, error_summary(e));
   } catch (const std::exception& e) {
-    spdlog::warn("{}/{}: could not record Event {}: {}", ns, name, d.event_reason, error_summary(e));
+    spdlog::warn("{}: could not record Event {}: {}", t.id(), d.event_reason, error_summary(e));
   }
 }
 
@@ -64,7 +85,7 @@ TargetResult Applier::apply(const Work& w, const PlanInput& in) {
     spdlog::warn("{}: the answer to windowctl's PATCH was lost, but the object shows it: it landed", w.target.id());
     r.decision = *sent;
     ++writes_;
-    record_event(object, *sent);
+    record_event(w.target, object, *sent);
     return r;
   };
   constexpr int kMaxConflicts = 3;
@@ -91,7 +112,7 @@ TargetResult Applier::apply(const Work& w, const PlanInput& in) {
                     opt_.command == "sync" ? "sync --force resumes it; adopt makes it windowctl's"
                                            : "open --force resumes it; adopt makes it windowctl's");
       }
-      record_event(object, d);
+      record_event(w.target, object, d);
       return r;
     } catch (const ApiError& e) {
       if (e.reason() == Reason::kConflict && attempt + 1 < kMaxConflicts) {
@@ -100,7 +121,7 @@ TargetResult Applier::apply(const Work& w, const PlanInput& in) {
       }
       r.error = error_summary(e);
     } catch (const TransportError& e) {
-      if (e.kind == TransportError::Kind::kVerify && writes_ == 0 && !sent) rethrow_verify_as_config(e);
+      if (refused_by_tls(e) && writes_ == 0 && !sent) rethrow_verify_as_config(e);
       std::string error = error_summary(e);
       if (sent) {
         // Said plainly either way: a write that landed is reported as landed, never as failed.

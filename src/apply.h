@@ -13,6 +13,10 @@
 
 namespace windowctl {
 
+// What an Event names: the target (name, namespace), and the answer's uid and resourceVersion
+// only when the answer is about that target.
+nlohmann::json event_subject(const Target& target, const nlohmann::json& answer);
+
 class Applier {
  public:
   Applier(Client& client, const CommandOptions& options, const Resolution& resolution)
@@ -28,7 +32,7 @@ class Applier {
 
  private:
   PlanInput input_for(const nlohmann::json& object, const PlanInput& input) const;
-  void record_event(const nlohmann::json& object, const Decision& decision);
+  void record_event(const Target& target, const nlohmann::json& answer, const Decision& decision);
 
   Client& client_;
   const CommandOptions& opt_;

@@ -6,6 +6,7 @@
 
 #include "api_error.h"
 #include "exec_credential.h"
+#include "output.h"
 
 namespace windowctl {
 
@@ -81,26 +82,23 @@ bool Client::refresh_credentials() {
 }
 
 http::Response Client::exchange(const http::Request& request, const std::string& wire, std::size_t max_body,
-                                Clock::time_point deadline, bool* stale) {
+                                Clock::time_point deadline, bool* extra) {
   conn_->write_all(wire, deadline);
   http::ResponseParser parser(request.method == "HEAD", max_body);
   char buf[16384];
   for (;;) {
-    std::size_t n = 0;
-    try {
-      n = conn_->read_some(buf, sizeof buf, deadline);
-    } catch (const TransportError& e) {
-      // A reused connection the server already closed fails before the first byte.
-      if (e.kind == TransportError::Kind::kReset && !parser.started()) *stale = true;
-      throw;
-    }
+    std::size_t n = conn_->read_some(buf, sizeof buf, deadline);
     if (n == 0) {
-      if (!parser.started()) *stale = true;
       if (parser.finish_eof() == http::ResponseParser::Result::kDone) break;
       throw TransportError(TransportError::Kind::kReset, parser.error());
     }
-    auto r = parser.feed(std::string_view(buf, n));
-    if (r == http::ResponseParser::Result::kDone) break;
+    std::size_t consumed = 0;
+    auto r = parser.feed(std::string_view(buf, n), &consumed);
+    if (r == http::ResponseParser::Result::kDone) {
+      // Bytes beyond the answer belong to no request: the connection is not used again.
+      *extra = consumed < n;
+      break;
+    }
     if (r == http::ResponseParser::Result::kError) throw TransportError(TransportError::Kind::kProtocol, "malformed HTTP response: " + parser.error());
   }
   return std::move(parser.response());
@@ -109,24 +107,26 @@ http::Response Client::exchange(const http::Request& request, const std::string&
 http::Response Client::round_trip(const http::Request& request, std::size_t max_body) {
   const auto deadline = Clock::now() + options_.request_timeout;
   const std::string wire = http::serialize(request);
-  for (int pass = 0;; ++pass) {
-    bool reused = conn_ != nullptr;
-    if (!conn_) {
-      conn_ = std::make_unique<TlsConnection>(*tls_, config_.host, config_.port, config_.tls_server_name, deadline);
-      ++stats_.handshakes;
-    }
-    ++stats_.requests;
-    bool stale = false;
-    try {
-      http::Response response = exchange(request, wire, max_body, deadline, &stale);
-      if (!response.keep_alive) conn_.reset();
-      return response;
-    } catch (const TransportError&) {
-      conn_.reset();
-      // Only an idle keep-alive connection closed under us is retried at once, and only once.
-      if (reused && stale && pass == 0) continue;
-      throw;
-    }
+  if (conn_ && !conn_->reusable()) {
+    // Closed, reset or talking out of turn while idle: a fresh connection, never a write into a
+    // closed one (which cost a retry, or SIGPIPE), and never an answer that came before the
+    // request. Every attempt is one of the policy's: no hidden extra sends.
+    spdlog::debug("the idle connection was closed by the server or holds bytes nobody asked for; reconnecting");
+    conn_.reset();
+  }
+  if (!conn_) {
+    conn_ = std::make_unique<TlsConnection>(*tls_, config_.host, config_.port, config_.tls_server_name, deadline);
+    ++stats_.handshakes;
+  }
+  ++stats_.requests;
+  bool extra = false;
+  try {
+    http::Response response = exchange(request, wire, max_body, deadline, &extra);
+    if (!response.keep_alive || extra) conn_.reset();
+    return response;
+  } catch (const TransportError&) {
+    conn_.reset();
+    throw;
   }
 }
 
@@ -163,7 +163,7 @@ std::string Client::fetch(std::string_view method, const std::string& path, cons
       auto delay = next_delay(options_.retry, attempt, elapsed(), retry_after, jitter(rng_));
       if (!delay) return false;
       ++stats_.retries;
-      spdlog::warn("{} {}: {}; retry {} in {}ms", method, path, why, attempt, delay->count());
+      spdlog::warn("{} {}: {}; retry {} in {}ms", method, path, printable(why), attempt, delay->count());
       std::this_thread::sleep_for(*delay);
       return true;
     };
@@ -181,6 +181,16 @@ std::string Client::fetch(std::string_view method, const std::string& path, cons
     spdlog::debug("{} {} -> {} ({}ms)", method, path, response.status, elapsed().count());
 
     if (response.status >= 200 && response.status < 300) return std::move(response.body);
+    if (response.status >= 300 && response.status < 400) {
+      // The API server never redirects; something in between does. Following it would send the
+      // token (and a PATCH) to wherever it points.
+      auto location = response.header("Location");
+      throw TransportError(TransportError::Kind::kProtocol,
+                           "the server answered " + std::string(method) + " " + path + " with a redirect (HTTP " +
+                               std::to_string(response.status) + ")" +
+                               (location ? " to \"" + printable(*location, 300) + "\"" : std::string()) +
+                               "; windowctl does not follow redirects: check the server address");
+    }
     if (response.status == 401 && !refreshed && refresh_credentials()) {
       refreshed = true;
       continue;
@@ -190,12 +200,22 @@ std::string Client::fetch(std::string_view method, const std::string& path, cons
       std::optional<int> retry_after;
       if (response.status == 429 || response.status == 503) retry_after = error.retry_after_seconds();
       if (backoff(retry_after, error.summary())) continue;
+      if (retry_after && attempt < options_.retry.max_attempts) {
+        // Given up before the attempts ran out: the wait asked for is beyond the budget.
+        throw ApiError(error.code(), error.reason(),
+                       error.message() + " (the server asks to retry after " + std::to_string(*retry_after) +
+                           "s; windowctl waits at most " + std::to_string(options_.retry.budget.count() / 1000) +
+                           "s per request)",
+                       error.details(), retry_after);
+      }
     }
     throw error;
   }
 }
 
-std::string error_summary(const std::exception& e) {
+namespace {
+
+std::string summary_of(const std::exception& e) {
   if (auto* api = dynamic_cast<const ApiError*>(&e)) return api->summary();
   if (auto* t = dynamic_cast<const TransportError*>(&e)) {
     switch (t->kind) {
@@ -207,6 +227,14 @@ std::string error_summary(const std::exception& e) {
   return e.what();
 }
 
-void rethrow_verify_as_config(const TransportError& e) { throw ConfigError(e.what()); }
+}  // namespace
+
+std::string error_summary(const std::exception& e) { return printable(summary_of(e)); }
+
+bool refused_by_tls(const TransportError& e) {
+  return e.kind == TransportError::Kind::kVerify || e.kind == TransportError::Kind::kHandshake;
+}
+
+void rethrow_verify_as_config(const TransportError& e) { throw ConfigError(printable(e.what())); }
 
 }  // namespace windowctl

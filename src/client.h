@@ -56,7 +56,7 @@ class Client {
  private:
   http::Response round_trip(const http::Request& request, std::size_t max_body);
   http::Response exchange(const http::Request& request, const std::string& wire, std::size_t max_body,
-                          Clock::time_point deadline, bool* stale);
+                          Clock::time_point deadline, bool* extra);
   bool refresh_credentials();
   void load_exec_credential();
 
@@ -70,11 +70,13 @@ class Client {
 };
 
 // One line for a failed request, typed by where it failed: "forbidden: ...", "timeout: ...",
-// "unreachable: ...", "bad response: ...".
+// "unreachable: ...", "bad response: ...". Terminal-safe (printable): it may quote the server.
 std::string error_summary(const std::exception& e);
 
-// A server certificate the CA does not vouch for is a configuration error (exit 2), not a
-// flaky network: rethrown as ConfigError.
+// A server certificate the CA does not vouch for, or a server that does not complete a TLS
+// handshake with windowctl (not TLS at all, or refusing it with an alert), is a configuration
+// error (exit 2), not a flaky network: rethrown as ConfigError.
+bool refused_by_tls(const TransportError& e);
 [[noreturn]] void rethrow_verify_as_config(const TransportError& e);
 
 }  // namespace windowctl

@@ -20,7 +20,7 @@ void add_window_columns(StatusRow& row, const json& object, const Schedule& flag
     schedule = schedule_for(object, flags);
   } catch (const ConfigError& e) {
     row.window = "invalid";
-    spdlog::warn("{}/{}: {}", row.ns, row.name, e.what());
+    spdlog::warn("{}/{}: {}", row.ns, row.name, printable(e.what()));
     return;
   }
   if (!schedule) return;
@@ -42,13 +42,16 @@ bool status(Client& client, const CommandOptions& opt, Resolution& res) {
       if (!res.discovery_error.empty()) throw std::runtime_error(res.discovery_error);
       json object = w.listed ? *w.listed : client.call("GET", object_path(*opt.kind, res.version, w.target.ns, w.target.name));
       rows.push_back(status_row(*opt.kind, object));
+      // The row is about the target asked for, whatever name the answer carries.
+      rows.back().ns = w.target.ns;
+      rows.back().name = w.target.name;
       add_window_columns(rows.back(), object, opt.schedule);
       if (opt.fail_on_held && rows.back().by == "someone else") {
         spdlog::error("{}: held: suspended by someone else, not windowctl (adopt makes it windowctl's)", w.target.id());
         ok = false;
       }
     } catch (const TransportError& e) {
-      if (e.kind == TransportError::Kind::kVerify) rethrow_verify_as_config(e);
+      if (refused_by_tls(e)) rethrow_verify_as_config(e);
       spdlog::error("{}: {}", w.target.id(), error_summary(e));
       ok = false;
     } catch (const std::exception& e) {

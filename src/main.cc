@@ -3,6 +3,7 @@
 #include <spdlog/spdlog.h>
 
 #include <algorithm>
+#include <csignal>
 #include <iostream>
 
 #include "client.h"
@@ -219,6 +220,9 @@ int run(int argc, char** argv) {
 }  // namespace windowctl
 
 int main(int argc, char** argv) {
+  // A server that closes the connection while windowctl writes is an error to report and retry
+  // (EPIPE), not a silent death by SIGPIPE halfway through a run.
+  std::signal(SIGPIPE, SIG_IGN);
   windowctl::init_openssl();
   try {
     return windowctl::run(argc, argv);

@@ -20,7 +20,7 @@ std::string discover(Client& client, const KindAdapter& kind, std::string& versi
     return e.reason() == Reason::kNotFound ? "the server does not serve " + std::string(kind.group) + " (is Flux installed?)"
                                            : error_summary(e);
   } catch (const TransportError& e) {
-    if (e.kind == TransportError::Kind::kVerify) rethrow_verify_as_config(e);
+    if (refused_by_tls(e)) rethrow_verify_as_config(e);
     return error_summary(e);
   }
 }
@@ -176,7 +176,7 @@ bool for_each_listed(Client& client, const CommandOptions& opt, Resolution& r, S
     spdlog::error("listing {} in namespace {}: {}", kind.plural, opt.ns, error_summary(e));
     return false;
   } catch (const TransportError& e) {
-    if (e.kind == TransportError::Kind::kVerify) rethrow_verify_as_config(e);
+    if (refused_by_tls(e)) rethrow_verify_as_config(e);
     spdlog::error("listing {} in namespace {}: {}", kind.plural, opt.ns, error_summary(e));
     return false;
   }

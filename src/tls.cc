@@ -82,6 +82,35 @@ std::vector<sockaddr_storage> resolve(const std::string& host, int port) {
   return out;
 }
 
+// OpenSSL's error strings are not loaded (OPENSSL_INIT_NO_LOAD_SSL_STRINGS keeps the binary
+// small), so the handshake failures a misconfigured server causes are named here.
+std::string handshake_error(unsigned long code) {
+  if (code == 0) return "the server ended the handshake";
+  const int reason = ERR_GET_REASON(code);
+  if (reason >= SSL_AD_REASON_OFFSET && reason < SSL_AD_REASON_OFFSET + 256) {
+    return std::string("the server refused it with TLS alert \"") + SSL_alert_desc_string_long(reason - SSL_AD_REASON_OFFSET) +
+           "\"";
+  }
+  switch (reason) {
+    case SSL_R_WRONG_VERSION_NUMBER:
+    case SSL_R_PACKET_LENGTH_TOO_LONG:
+    case SSL_R_UNEXPECTED_RECORD:
+    case SSL_R_UNEXPECTED_MESSAGE:
+      return "the server does not speak TLS (a plain-HTTP port, or not an API server?)";
+    case SSL_R_UNSUPPORTED_PROTOCOL:
+    case SSL_R_NO_PROTOCOLS_AVAILABLE:
+      return "no TLS version in common (windowctl speaks TLS 1.2 and 1.3)";
+    case SSL_R_NO_SHARED_CIPHER:
+    case SSL_R_NO_CIPHERS_AVAILABLE:
+      return "no cipher in common";
+    default: {
+      char buf[256];
+      ERR_error_string_n(code, buf, sizeof buf);
+      return buf;
+    }
+  }
+}
+
 bool is_ip_literal(const std::string& host) {
   unsigned char buf[16];
   return inet_pton(AF_INET, host.c_str(), buf) == 1 || inet_pton(AF_INET6, host.c_str(), buf) == 1;
@@ -216,16 +245,21 @@ TlsConnection::TlsConnection(const TlsContext& ctx, const std::string& host, int
       continue;
     }
     long verify = SSL_get_verify_result(ssl_);
-    std::string detail = verify != X509_V_OK ? X509_verify_cert_error_string(verify) : openssl_error();
     bool is_verify = verify != X509_V_OK;
-    bool reset = err == SSL_ERROR_SYSCALL || err == SSL_ERROR_ZERO_RETURN;
+    unsigned long code = ERR_peek_error();
+    std::string detail = is_verify ? X509_verify_cert_error_string(verify) : handshake_error(code);
+    ERR_clear_error();
+    // The connection dropped (OpenSSL 3 reports an EOF without close_notify as an error of
+    // its own): transient, retried. Anything else the server sent instead of TLS is not.
+    bool reset = code == 0 || ERR_GET_REASON(code) == SSL_R_UNEXPECTED_EOF_WHILE_READING;
     close_now();
     if (is_verify) {
       throw TransportError(TransportError::Kind::kVerify,
                            "TLS certificate of " + name + " is not trusted: " + detail);
     }
-    throw TransportError(reset ? TransportError::Kind::kReset : TransportError::Kind::kTls,
-                         reset ? "connection closed during the TLS handshake" : "TLS handshake failed: " + detail);
+    if (reset) throw TransportError(TransportError::Kind::kReset, "connection closed during the TLS handshake");
+    throw TransportError(TransportError::Kind::kHandshake,
+                         "TLS handshake with " + host + ":" + std::to_string(port) + " failed: " + detail);
   }
 }
 
@@ -264,6 +298,23 @@ void TlsConnection::write_all(std::string_view data, Clock::time_point deadline)
   }
 }
 
+bool TlsConnection::reusable() {
+  if (SSL_pending(ssl_) > 0) return false;
+  pollfd p{fd_, POLLIN, 0};
+  int n = ::poll(&p, 1, 0);
+  if (n == 0) return true;
+  if (n < 0) return false;
+  // Readable: EOF, a reset, application data, or only a TLS handshake message. A non-blocking
+  // peek tells them apart; it consumes handshake messages and leaves application data queued.
+  char byte;
+  size_t got = 0;
+  int rc = SSL_peek_ex(ssl_, &byte, 1, &got);
+  if (rc == 1) return false;
+  int err = SSL_get_error(ssl_, rc);
+  ERR_clear_error();
+  return err == SSL_ERROR_WANT_READ;
+}
+
 std::size_t TlsConnection::read_some(char* buf, std::size_t len, Clock::time_point deadline) {
   for (;;) {
     size_t got = 0;
@@ -275,6 +326,13 @@ std::size_t TlsConnection::read_some(char* buf, std::size_t len, Clock::time_poi
       continue;
     }
     if (err == SSL_ERROR_ZERO_RETURN) return 0;
+    // OpenSSL 3 reports a TCP close without TLS close_notify as an error of its own. Many
+    // servers and proxies close that way: it is an EOF, and the HTTP framing says whether the
+    // answer was complete (a truncated one is a reset, retried), never "TLS read failed".
+    if (err == SSL_ERROR_SSL && ERR_GET_REASON(ERR_peek_error()) == SSL_R_UNEXPECTED_EOF_WHILE_READING) {
+      ERR_clear_error();
+      return 0;
+    }
     ERR_clear_error();
     // A peer that drops the TCP connection without close_notify looks like this; treat as EOF
     // only when the caller can tell from the framing, so report it as a reset.

@@ -26,9 +26,11 @@ struct TlsConfigError : std::runtime_error {
   using std::runtime_error::runtime_error;
 };
 
-// Anything that went wrong on the wire. `verify` marks a certificate the CA does not vouch for.
+// Anything that went wrong on the wire. `verify` marks a certificate the CA does not vouch for,
+// `handshake` a server that answered the TLS handshake with something else than TLS or refused
+// it with an alert: both are the configuration's problem, not the network's.
 struct TransportError : std::runtime_error {
-  enum class Kind { kConnect, kTimeout, kReset, kTls, kVerify, kProtocol };
+  enum class Kind { kConnect, kTimeout, kReset, kTls, kVerify, kHandshake, kProtocol };
   TransportError(Kind k, const std::string& what) : std::runtime_error(what), kind(k) {}
   Kind kind;
 };
@@ -58,6 +60,11 @@ class TlsConnection {
   void write_all(std::string_view data, Clock::time_point deadline);
   // Returns 0 when the peer closed the connection.
   std::size_t read_some(char* buf, std::size_t len, Clock::time_point deadline);
+
+  // Whether an idle keep-alive connection can carry the next request: false when the peer closed
+  // or reset it, or sent bytes nobody asked for (an answer read there would belong to no
+  // request). TLS post-handshake messages (session tickets) are consumed, not counted.
+  bool reusable();
 
  private:
   void close_now();
