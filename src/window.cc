@@ -377,11 +377,13 @@ Interval parse_freeze(std::string_view text) {
 }
 
 bool is_open(const Schedule& s, SysTime t) {
-  for (const Interval& f : s.freeze) {
-    if (f.start <= t && t < f.end) return false;
-  }
   // Starts are whole seconds, so s <= t < s + d holds for t exactly when it does for floor(t).
   sys_seconds at = floor<seconds>(t);
+  // A freeze closes every second it touches, as next_windows counts it (in whole seconds, so
+  // nothing near SysTime's ends is converted back).
+  for (const Interval& f : s.freeze) {
+    if (floor<seconds>(f.start) <= at && at < ceil<seconds>(f.end)) return false;
+  }
   for (const Window& w : s.deny) {
     if (window_open(w, at)) return false;
   }

@@ -48,7 +48,8 @@ struct Interval {
   bool operator==(const Interval&) const = default;
 };
 
-// `--freeze FROM/TO`, both RFC 3339, FROM before TO.
+// `--freeze FROM/TO`, both RFC 3339, FROM before TO. A freeze closes every whole second it
+// touches: FROM is rounded down, TO up.
 Interval parse_freeze(std::string_view text);
 
 struct Schedule {

@@ -546,3 +546,15 @@ TEST_CASE("windows near the ends of SysTime's range stop there, never wrapped (F
         "invalid freeze \"2026-01-01T00:00:00Z/9999-12-31T23:59:59Z\": \"9999-12-31T23:59:59Z\" is after "
         "2262-04-11T23:47:16Z, the last time windowctl can represent");
 }
+
+TEST_CASE("a freeze closes every whole second it touches, in is_open as in next_windows (found by window_fuzz)") {
+  // next_windows rounds a freeze out to whole seconds; is_open read it exactly and said open
+  // at 00:00:00, the second an interval had just ended.
+  Schedule s = schedule({"* * * * * for 2h"}, {}, {"2026-03-27T00:00:00.5Z/2026-03-30T12:00:00.25Z"});
+  auto w = next_windows(s, utc("2026-03-26T12:00:00Z"), 2);
+  CHECK(show(w) == "<2025-03-25T12:00:00Z/2026-03-27T00:00:00Z\n2026-03-30T12:00:01Z/2027-03-27T14:00:00Z>\n");
+  CHECK(is_open(s, utc("2026-03-26T23:59:59.999Z")));
+  CHECK_FALSE(is_open(s, utc("2026-03-27T00:00:00Z")));
+  CHECK_FALSE(is_open(s, utc("2026-03-30T12:00:00.5Z")));
+  CHECK(is_open(s, utc("2026-03-30T12:00:01Z")));
+}
