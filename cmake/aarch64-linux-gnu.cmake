@@ -2,12 +2,14 @@
 #
 #   apt-get install crossbuild-essential-arm64          # aarch64-linux-gnu-g++
 #   dpkg --add-architecture arm64 && apt-get update
-#   apt-get install libssl-dev:arm64 libyaml-cpp-dev:arm64
+#   apt-get install libyaml-cpp-dev:arm64
 #   cmake -S . -B build-arm64 -G Ninja -DCMAKE_BUILD_TYPE=MinSizeRel \
 #         -DCMAKE_TOOLCHAIN_FILE=cmake/aarch64-linux-gnu.cmake
 #
 # The header-only dependencies (nlohmann-json, spdlog, fmt, doctest, CLI11) are the build
-# machine's own packages: /usr/include is on the cross compiler's search path.
+# machine's own packages: /usr/include is on the cross compiler's search path. OpenSSL is the
+# minimal one that CMake has scripts/openssl.sh --arch arm64 build with this cross compiler
+# (-DWINDOWCTL_OPENSSL=system links libssl-dev:arm64's libssl.a instead).
 #
 # WINDOWCTL_CROSS_ROOT (optional): a folder into which arm64 -dev packages were unpacked with
 # `dpkg-deb -x`, searched before the system. scripts/cross-arm64.sh uses it because

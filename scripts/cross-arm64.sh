@@ -4,7 +4,8 @@
 # unit tests and `windowctl version` (which must print scripts/version.sh's version and commit)
 # under qemu-user. Idempotent; run from a fresh clone as root (or with sudo available).
 #
-# The arm64 libraries that are linked in (libssl.a, libcrypto.a, libyaml-cpp.a) are not
+# OpenSSL is the minimal one that scripts/openssl.sh builds from Debian's source package with the
+# cross compiler (CMake runs it; it is cached like the native one). libyaml-cpp.a is not
 # installed but unpacked into build-arm64/arm64-root: libyaml-cpp-dev is not "Multi-Arch: same",
 # so installing libyaml-cpp-dev:arm64 would remove the native libyaml-cpp-dev the other builds
 # need. The machine itself only gains the arm64 architecture in dpkg and the packages below.
@@ -21,12 +22,12 @@ export DEBIAN_FRONTEND=noninteractive
 
 # Build tools and the header-only libraries, from the build machine's own architecture.
 native=(
-  cmake ninja-build file dpkg-dev tzdata
+  cmake ninja-build file dpkg-dev make perl tzdata
   crossbuild-essential-arm64 qemu-user-static
   nlohmann-json3-dev libspdlog-dev libfmt-dev doctest-dev libcli11-dev
 )
 # Unpacked into the arm64 root, not installed (see above). Their headers come along.
-arm64_debs=(libssl-dev libyaml-cpp-dev)
+arm64_debs=(libyaml-cpp-dev)
 
 installed() { dpkg-query -W -f='${Status}' "$1" 2>/dev/null | grep -q "install ok installed"; }
 missing=()
@@ -37,7 +38,7 @@ if ! dpkg --print-foreign-architectures | grep -qx arm64; then
   $sudo_cmd dpkg --add-architecture arm64
   updated=1
 fi
-arm64_known() { apt-cache show "libssl-dev:arm64" >/dev/null 2>&1; }
+arm64_known() { apt-cache show "libyaml-cpp-dev:arm64" >/dev/null 2>&1; }
 if [ "$updated" = 1 ] || [ ${#missing[@]} -gt 0 ] || ! arm64_known; then
   step "apt-get update"
   $sudo_cmd apt-get update -qq || die "apt-get update failed"
@@ -67,21 +68,21 @@ if [ "$(cat "$root/.stamp" 2>/dev/null)" != "${want[*]}" ]; then
   for deb in build-arm64/debs/*.deb; do dpkg-deb -x "$deb" "$root"; done
   echo "${want[*]}" >"$root/.stamp"
 fi
-for lib in libssl.a libcrypto.a libyaml-cpp.a; do
-  [ -f "$root/usr/lib/aarch64-linux-gnu/$lib" ] || die "$lib missing from $root"
-done
+[ -f "$root/usr/lib/aarch64-linux-gnu/libyaml-cpp.a" ] || die "libyaml-cpp.a missing from $root"
 
 step "configure and build (MinSizeRel, static, cmake/aarch64-linux-gnu.cmake)"
 cmake -S . -B build-arm64 -G Ninja -DCMAKE_BUILD_TYPE=MinSizeRel -DWINDOWCTL_STATIC=ON \
   -DCMAKE_TOOLCHAIN_FILE="$PWD/cmake/aarch64-linux-gnu.cmake" \
   -DWINDOWCTL_CROSS_ROOT="$root" >/dev/null || die "cmake configure failed"
-for lib in SSL_LIB CRYPTO_LIB YAML_LIB; do
-  found=$(sed -n "s/^$lib:FILEPATH=//p" build-arm64/CMakeCache.txt)
-  case "$found" in
-    "$root"/usr/lib/aarch64-linux-gnu/*.a) ;;
-    *) die "$lib is $found, not the arm64 static archive under $root" ;;
-  esac
-done
+found=$(sed -n "s/^YAML_LIB:FILEPATH=//p" build-arm64/CMakeCache.txt)
+case "$found" in
+  "$root"/usr/lib/aarch64-linux-gnu/*.a) ;;
+  *) die "YAML_LIB is $found, not the arm64 static archive under $root" ;;
+esac
+openssl=$(sed -n "s/^WINDOWCTL_OPENSSL_PREFIX:INTERNAL=//p" build-arm64/CMakeCache.txt)
+grep -qx "arch=arm64" "$openssl/BUILD-INFO" 2>/dev/null \
+  || die "OpenSSL is ${openssl:-not the minimal one}, not an arm64 build of scripts/openssl.sh"
+echo "openssl: $openssl"
 cmake --build build-arm64 || die "build failed"
 
 bin=build-arm64/windowctl
