@@ -51,11 +51,16 @@ def main(argv=None):
     p.add_argument("--served", action="append", metavar="GROUP=V1,V2",
                    help="restrict served versions of a group, e.g. kustomize.toolkit.fluxcd.io=v1beta2")
     p.add_argument("--chunked", action="store_true", help="send responses with Transfer-Encoding: chunked")
+    p.add_argument("--tls-min", choices=["1.2", "1.3"], default="1.2", help="lowest TLS version accepted")
+    p.add_argument("--tls-max", choices=["1.2", "1.3"], help="highest TLS version accepted (default: 1.3)")
+    p.add_argument("--key-type", choices=["rsa", "ec"], default="rsa",
+                   help="CA and serving certificate keys: RSA 2048 or ECDSA (P-384 CAs, P-256 server)")
     args = p.parse_args(argv)
 
     os.makedirs(args.dir, exist_ok=True)
     srv = FakeApiServer(args.dir, crds=args.crd, served_versions=_served(args.served),
-                        reconcile_delay=args.reconcile_delay)
+                        reconcile_delay=args.reconcile_delay, key_type=args.key_type,
+                        tls_min_version=args.tls_min, tls_max_version=args.tls_max)
     srv.chunked = args.chunked
     srv.add_user("admin", cluster_admin=True)
     srv.add_user(SA_USER, rules=SA_RULES)

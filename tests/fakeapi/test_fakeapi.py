@@ -445,6 +445,56 @@ def test_client_certificates(srv, tmp_path):
     other.close()
 
 
+def _handshake(srv, max_version=None, cert=None, curve=None):
+    ctx = ssl.create_default_context(cafile=srv.ca_path)
+    if max_version:
+        ctx.maximum_version = max_version
+    if cert:
+        ctx.load_cert_chain(*cert)
+    if curve:
+        ctx.set_ecdh_curve(curve)
+    with socket.create_connection(("127.0.0.1", srv.port)) as raw:
+        with ctx.wrap_socket(raw, server_hostname="localhost") as tls:
+            tls.sendall(b"GET /version HTTP/1.1\r\nHost: x\r\nConnection: close\r\n\r\n")
+            tls.recv(1)
+            return tls.version(), tls.cipher()[0]
+
+
+def test_tls_versions_key_types_and_groups(tmp_path):
+    """The TLS options windowctl's handshake tests use (tests/e2e/test_tls.py)."""
+    only13 = _make(tmp_path / "13", str(tmp_path / "pki-rsa"), tls_min_version="1.3", tls_group="secp384r1")
+    try:
+        assert _handshake(only13)[0] == "TLSv1.3"
+        with pytest.raises(ssl.SSLError):
+            _handshake(only13, max_version=ssl.TLSVersion.TLSv1_2)
+        with pytest.raises(ssl.SSLError):
+            _handshake(only13, curve="prime256v1")  # the one group is P-384, in TLS 1.3 too
+        assert [h["version"] for h in only13.tls_log] == ["TLSv1.3"]
+    finally:
+        only13.close()
+    # ECDSA: P-384 CAs and a P-256 serving certificate; TLS 1.2 suites then name ECDSA.
+    only12 = _make(tmp_path / "12", str(tmp_path / "pki-ec"), key_type="ec", tls_max_version="1.2",
+                   tls_ciphers="ECDHE-ECDSA-CHACHA20-POLY1305")
+    try:
+        assert _handshake(only12) == ("TLSv1.2", "ECDHE-ECDSA-CHACHA20-POLY1305")
+        crt, key = only12.client_cert("admin", key_type="ec")
+        assert "BEGIN PRIVATE KEY" in open(key).read()
+        c = Client(only12, cert=(crt, key))
+        assert c.get(KS).status == 200 and only12.requests[-1]["user"] == "admin"
+        assert only12.tls_log[-1] == {"version": "TLSv1.2", "cipher": "ECDHE-ECDSA-CHACHA20-POLY1305",
+                                      "client_cert": True}
+        text = subprocess.run(["openssl", "x509", "-noout", "-text", "-in", only12.pki.server_cert],
+                              capture_output=True, text=True, check=True).stdout
+        assert "id-ecPublicKey" in text and "prime256v1" in text and "ecdsa-with-SHA256" in text
+        only12.reset_stats()
+        assert only12.tls_log == []
+    finally:
+        only12.close()
+    # A PKI directory keeps its key type.
+    with pytest.raises(ValueError):
+        FakeApiServer(str(tmp_path / "mixed"), pki_dir=str(tmp_path / "pki-ec"), key_type="rsa")
+
+
 # --- reads: get, list, selectors, tables ----------------------------------------------------------
 
 def test_get_and_not_found(admin):

@@ -17,6 +17,7 @@ import threading
 import time
 import urllib.parse
 import uuid
+import warnings
 
 import yaml
 
@@ -662,6 +663,20 @@ def _request_info(path):
             "extra": rest[3:], "namespaced_path": namespaced_path}
 
 
+def _tls_version(value, default):
+    """None: default; "1.0" ... "1.3" (or an ssl.TLSVersion). Below 1.2 also needs
+    tls_ciphers="DEFAULT:@SECLEVEL=0" (Debian's OpenSSL refuses them at its default level)."""
+    if value is None:
+        return default
+    if isinstance(value, ssl.TLSVersion):
+        return value
+    versions = {"1.0": ssl.TLSVersion.TLSv1, "1.1": ssl.TLSVersion.TLSv1_1,
+                "1.2": ssl.TLSVersion.TLSv1_2, "1.3": ssl.TLSVersion.TLSv1_3}
+    if value not in versions:
+        raise ValueError(f"TLS version {value!r}: one of {sorted(versions)}")
+    return versions[value]
+
+
 def _api_group(group, versions):
     gv = [{"groupVersion": f"{group}/{v}", "version": v} for v in versions]
     return {"name": group, "versions": gv, "preferredVersion": gv[0]}
@@ -670,7 +685,8 @@ def _api_group(group, versions):
 class FakeApiServer:
     """A faithful-enough kube-apiserver for windowctl's tests; see tests/fakeapi/README.md."""
 
-    def __init__(self, workdir, crds=None, served_versions=None, reconcile_delay=0.2, pki_dir=None):
+    def __init__(self, workdir, crds=None, served_versions=None, reconcile_delay=0.2, pki_dir=None,
+                 key_type="rsa", tls_min_version="1.2", tls_max_version=None, tls_ciphers=None, tls_group=None):
         self.workdir = os.path.abspath(workdir)
         os.makedirs(self.workdir, exist_ok=True)
         self.log = logging.getLogger(f"fakeapi.{id(self)}")
@@ -688,6 +704,7 @@ class FakeApiServer:
         self._lock = threading.Lock()
         self._requests = []
         self._handshakes = 0
+        self._tls_log = []
         self._faults = []
         self._users = {}
         self._sa_dirs = {}
@@ -708,10 +725,19 @@ class FakeApiServer:
             rtypes.append(loaded)
         self.controller = None
         self.store = Store(rtypes, on_change=self._on_change)
-        self.pki = Pki(pki_dir or os.path.join(self.workdir, "pki"))
+        self.pki = Pki(pki_dir or os.path.join(self.workdir, "pki"), key_type=key_type)
         self.ca_path = self.pki.ca_cert
         ctx = ssl.SSLContext(ssl.PROTOCOL_TLS_SERVER)
-        ctx.minimum_version = ssl.TLSVersion.TLSv1_2
+        # The TLS versions, TLS 1.2 cipher suites and key exchange group the server accepts, for the
+        # handshake tests (OpenShift's "Modern" profile: TLS 1.3 only; an old proxy: TLS 1.2 only).
+        with warnings.catch_warnings():  # TLS 1.0 and 1.1 are deprecated, and wanted when asked for
+            warnings.simplefilter("ignore", DeprecationWarning)
+            ctx.minimum_version = _tls_version(tls_min_version, ssl.TLSVersion.MINIMUM_SUPPORTED)
+            ctx.maximum_version = _tls_version(tls_max_version, ssl.TLSVersion.MAXIMUM_SUPPORTED)
+        if tls_ciphers:
+            ctx.set_ciphers(tls_ciphers)
+        if tls_group:
+            ctx.set_ecdh_curve(tls_group)
         ctx.load_cert_chain(self.pki.server_cert, self.pki.server_key)
         ctx.verify_mode = ssl.CERT_OPTIONAL
         ctx.load_verify_locations(self.pki.client_ca_cert)
@@ -765,8 +791,11 @@ class FakeApiServer:
         return f"https://127.0.0.1:{self.port}"
 
     def _on_handshake(self, conn):
+        info = {"version": conn.version(), "cipher": (conn.cipher() or ("",))[0],
+                "client_cert": bool(conn.getpeercert())}
         with self._lock:
             self._handshakes += 1
+            self._tls_log.append(info)
             self._conns.add(conn)
 
     def _on_close(self, conn):
@@ -793,6 +822,13 @@ class FakeApiServer:
         with self._lock:
             return self._handshakes
 
+    @property
+    def tls_log(self):
+        """One {version, cipher, client_cert} per completed handshake, e.g. TLSv1.3,
+        TLS_AES_256_GCM_SHA384, True (a client certificate the client CA vouches for)."""
+        with self._lock:
+            return list(self._tls_log)
+
     def _record_request(self, rec):
         with self._lock:
             self._requests.append(rec)
@@ -804,6 +840,7 @@ class FakeApiServer:
         with self._lock:
             self._requests.clear()
             self._handshakes = 0
+            self._tls_log.clear()
         with self.store.lock:
             self.store.writes = 0
 
@@ -857,8 +894,8 @@ class FakeApiServer:
                     return u
         return None
 
-    def client_cert(self, user):
-        return self.pki.client_cert(user)
+    def client_cert(self, user, key_type="rsa"):
+        return self.pki.client_cert(user, key_type=key_type)
 
     # --- faults --------------------------------------------------------------------------------
 
@@ -961,9 +998,10 @@ class FakeApiServer:
     # --- client configuration -------------------------------------------------------------------
 
     def write_kubeconfig(self, path, user, namespace="flux-system", server_name=None, context="fake",
-                         host="127.0.0.1", auth="token", embed=True):
+                         host="127.0.0.1", auth="token", embed=True, client_key_type="rsa"):
         """server_name becomes the cluster's tls-server-name; host is the server URL's host;
-        auth "token" or "cert" (client certificate); embed=False writes file paths instead of data."""
+        auth "token" or "cert" (client certificate, its key "rsa" or "ec": client_key_type);
+        embed=False writes file paths instead of data."""
         cluster = {"server": f"https://{host}:{self.port}"}
         if embed:
             cluster["certificate-authority-data"] = _b64file(self.ca_path)
@@ -972,7 +1010,7 @@ class FakeApiServer:
         if server_name:
             cluster["tls-server-name"] = server_name
         if auth == "cert":
-            crt, key = self.client_cert(user)
+            crt, key = self.client_cert(user, key_type=client_key_type)
             creds = ({"client-certificate-data": _b64file(crt), "client-key-data": _b64file(key)} if embed
                      else {"client-certificate": crt, "client-key": key})
         else:
