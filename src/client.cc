@@ -115,7 +115,17 @@ http::Response Client::round_trip(const http::Request& request, std::size_t max_
     conn_.reset();
   }
   if (!conn_) {
-    conn_ = std::make_unique<TlsConnection>(*tls_, config_.host, config_.port, config_.tls_server_name, deadline);
+    try {
+      conn_ = std::make_unique<TlsConnection>(*tls_, config_.host, config_.port, config_.tls_server_name, deadline);
+    } catch (const TransportError& e) {
+      // A server that refused TLS from the start is the configuration's problem (exit 2, nothing
+      // changed). One that did speak TLS earlier in this run and now refuses it is a server
+      // failing mid-run: the request fails, as any other, and what was done stays reported.
+      if (refused_by_tls(e) && stats_.handshakes > 0) {
+        throw TransportError(TransportError::Kind::kTls, std::string(e.what()) + " (it completed a handshake earlier in this run)");
+      }
+      throw;
+    }
     ++stats_.handshakes;
   }
   ++stats_.requests;

@@ -773,3 +773,21 @@ def print_peaks():
     if PEAKS:
         top = sorted(PEAKS.items(), key=lambda kv: -kv[1])[:8]
         print("\npeak RSS (MiB), highest runs: " + ", ".join(f"{k}: {v:.1f}" for k, v in top))
+
+
+def test_a_server_that_stops_speaking_tls_mid_run_is_not_a_configuration_error(world):
+    # apps-rw's PATCH lands, its answer is lost, and from then on the server answers handshakes
+    # with garbage. Exit 2 would say "nothing was changed": a lie once a write landed. A refused
+    # handshake is exit 2 only when the server never spoke TLS in this run (the tests above).
+    def land_then_garble(srv, conn, req):
+        srv.emulate(req, answered=False)
+        srv.tls = "garbage"
+        conn.reset()
+        return False
+    world.srv.on("PATCH", OBJ, land_then_garble, count=1)
+    r = world.run("close", *TWO, name="tls garbage mid-run")
+    check(r, 1, bound(3), r"whether it landed is unknown")
+    assert r.out_lines[0].startswith("flux-system/apps-rw failed: ")
+    assert r.out_lines[1].startswith("flux-system/infra failed: unreachable: TLS handshake with 127.0.0.1:")
+    assert r.out_lines[1].endswith("(it completed a handshake earlier in this run)")
+    assert [p["name"] for p in world.srv.applied_patches()] == ["apps-rw"]
