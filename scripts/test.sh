@@ -1,11 +1,11 @@
 #!/usr/bin/env bash
-# Installs what is needed, builds, and runs every test: unit tests (doctest, through ctest), the
-# fake API server's own tests (kubectl against it), the end-to-end tests of the real binary, the
-# kustomize bases and manifests (rendered, checked, every CronJob run against the fake server
-# with exactly its rendered RBAC), the cron differential test against croniter, the demo, the
-# multi-arch container image pushed to a registry on loopback and inspected, the arm64 cross
-# build under qemu, and then the unit and end-to-end tests again under AddressSanitizer +
-# UndefinedBehaviorSanitizer.
+# Installs what is needed, builds, and runs every test: unit tests (doctest, through ctest),
+# every fuzz target for 20 s, the fake API server's own tests (kubectl against it), the
+# end-to-end tests of the real binary, the kustomize bases and manifests (rendered, checked,
+# every CronJob run against the fake server with exactly its rendered RBAC), the cron
+# differential test against croniter, the demo, the multi-arch container image pushed to a
+# registry on loopback and inspected, the arm64 cross build under qemu, and then the unit and
+# end-to-end tests again under AddressSanitizer + UndefinedBehaviorSanitizer.
 #
 # Everything runs in a fresh clone of this repository in an empty temporary directory (with the
 # work tree's uncommitted changes and new files applied on top), so a file the project reads
@@ -35,6 +35,8 @@ fi
 bash scripts/install-deps.sh
 bash scripts/build.sh
 (cd build && ctest --output-on-failure)
+echo "== every fuzz target for 20 s (libFuzzer, ASan + UBSan, assertions on; scripts/fuzz.sh runs them long)"
+bash scripts/fuzz.sh --seconds 20 --fresh
 "$PY" -m pytest -q -p no:cacheprovider tests/fakeapi tests/e2e tests/deploy tests/cron
 
 echo "== the README's first command: bash scripts/demo.sh"

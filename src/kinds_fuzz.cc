@@ -1,0 +1,70 @@
+// One API object as windowctl reads it (a GET answer, a LIST item, a PATCH answer): its
+// identity and revision (kinds), Flux's conditions (readiness), the Event about it (event),
+// what a change would do to it (plan), and a discovery document (kinds). Invariants: nothing
+// throws; an Event and a patch always serialise; a merge patch once applied is visible
+// (patch_visible) and a second decision on the result writes nothing; a discovered version is
+// valid and makes a path.
+#include <nlohmann/json.hpp>
+
+#include <chrono>
+#include <cstdint>
+#include <string>
+
+#include "event.h"
+#include "fuzz_util.h"
+#include "kinds.h"
+#include "plan.h"
+#include "readiness.h"
+#include "utf8.h"
+
+using namespace windowctl;
+using nlohmann::json;
+
+extern "C" int LLVMFuzzerTestOneInput(const std::uint8_t* data, std::size_t size) {
+  FuzzedDataProvider in(data, size);
+  const KindAdapter& kind = *find_kind(in.ConsumeBool() ? "ks" : "hr");
+  const std::string token = in.ConsumeBool() ? in.ConsumeRandomLengthString(40) : "";
+  // Free text from the command line (--reason): any bytes, as argv can hold.
+  const std::string reason = in.ConsumeRandomLengthString(1100);
+  const auto action = static_cast<Action>(in.ConsumeIntegralInRange(0, 3));
+  const bool force = in.ConsumeBool(), relabel = in.ConsumeBool();
+  const json object = json::parse(in.ConsumeRemainingBytesAsString(), nullptr, false);
+  if (object.is_discarded()) return 0;
+
+  const std::string name = metadata_string(object, "name");
+  (void)metadata_string(object, "namespace");
+  (void)kind.revision(object);
+  std::string version = choose_version(kind, object);
+  if (!version.empty()) {
+    FUZZ_CHECK(valid_api_version(version), version);
+    FUZZ_CHECK(collection_path(kind, version, "flux-system").find(version) != std::string::npos);
+  }
+  ReadyVerdict verdict = evaluate_readiness(object, token);
+  if (verdict.state == Readiness::kReady) FUZZ_CHECK(find_condition(object, "Ready").status == "True");
+
+  EventSpec spec{"WindowClosed", "Normal", "Suspended by windowctl: " + reason, reason.substr(0, 200)};
+  json event = make_event(kind, "v1", object, spec, std::chrono::system_clock::time_point{});
+  std::string dumped = event.dump();
+  FUZZ_CHECK(event["involvedObject"]["name"] == name);
+  FUZZ_CHECK(event["message"].get<std::string>().size() <= 1024);
+  FUZZ_CHECK(event["reportingInstance"].get<std::string>().size() <= 128);
+
+  PlanInput plan;
+  plan.action = action;
+  plan.force = force;
+  plan.relabel = relabel;
+  plan.label_value = relabel ? "disabled" : "enabled";
+  plan.reason = utf8_prefix(reason, 1024);  // main refuses a --reason that is not UTF-8
+  plan.now = "2026-11-22T08:00:00Z";
+  plan.token = "2026-11-22T08:00:00.000000001Z";
+  Decision d = decide(object, plan);
+  if (d.patch) {
+    (void)d.patch->dump();
+    json after = object;
+    after.merge_patch(*d.patch);
+    FUZZ_CHECK(patch_visible(after, *d.patch), "patch not visible once applied: " + d.patch->dump());
+    Decision again = decide(after, plan);
+    FUZZ_CHECK(!again.patch, "a second decision writes again: " + again.patch->dump());
+  }
+  return 0;
+}

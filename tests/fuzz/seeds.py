@@ -1,0 +1,331 @@
+#!/usr/bin/env python3
+"""Writes the seed corpora in tests/fuzz/corpus/<target>/ (committed; run again after changing a
+seed or the order in which a target consumes its input).
+
+The targets read their input with libFuzzer's FuzzedDataProvider: numbers and booleans from the
+end of the input, strings and the remaining bytes from the front. Each Seed below mirrors its
+target's calls in the same order, so the seeds stay realistic inputs however they are laid out.
+"""
+import hashlib
+import json
+import pathlib
+import shutil
+
+ROOT = pathlib.Path(__file__).resolve().parent / "corpus"
+ZONEINFO = pathlib.Path("/usr/share/zoneinfo")
+
+
+class Seed:
+    """Builds one input the way FuzzedDataProvider takes it apart."""
+
+    def __init__(self):
+        self.front = b""
+        self.tail = []  # byte strings, in the order they are consumed
+
+    def int(self, lo, hi, value):
+        assert lo <= value <= hi, (lo, hi, value)
+        span, n = hi - lo, 0
+        while n < 8 and span >> (8 * n) > 0:
+            n += 1
+        # The first byte consumed (the input's last) is the most significant.
+        self.tail.append((value - lo).to_bytes(n, "little") if n else b"")
+        return self
+
+    def bool(self, value):
+        return self.int(0, 255, 1 if value else 0)
+
+    def int64(self, value):
+        self.tail.append((value & (2**64 - 1)).to_bytes(8, "little"))
+        return self
+
+    def string(self, text):
+        """ConsumeRandomLengthString: a backslash is doubled; backslash-n ends the string."""
+        data = text.encode() if isinstance(text, str) else text
+        self.front += data.replace(b"\\", b"\\\\") + b"\\n"
+        return self
+
+    def rest(self, text):
+        self.front += text.encode() if isinstance(text, str) else text
+        return self
+
+    def bytes(self):
+        return self.front + b"".join(reversed(self.tail))
+
+
+SEEDS = {}
+
+
+def seed(target, s):
+    SEEDS.setdefault(target, []).append(s.bytes())
+
+
+# --- http: head, eof, default cap?, [cap], split count, splits; then the wire ----------------
+def http(wire, head=False, eof=False, cap=None, splits=(7, 1, 13)):
+    s = Seed().bool(head).bool(eof).bool(cap is None)
+    if cap is not None:
+        s.int(0, 300, cap)
+    s.int(0, 16, len(splits))
+    for n in splits:
+        s.int(0, 64, n)
+    seed("http", s.rest(wire))
+
+
+STATUS_404 = json.dumps({"kind": "Status", "apiVersion": "v1", "metadata": {}, "status": "Failure",
+                         "message": 'kustomizations.kustomize.toolkit.fluxcd.io "apps-rw" not found',
+                         "reason": "NotFound", "details": {"name": "apps-rw", "kind": "kustomizations"}, "code": 404})
+OBJECT = json.dumps({"apiVersion": "kustomize.toolkit.fluxcd.io/v1", "kind": "Kustomization",
+                     "metadata": {"name": "apps-rw", "namespace": "flux-system", "resourceVersion": "4711"},
+                     "spec": {"suspend": True}})
+http(f"HTTP/1.1 200 OK\r\nContent-Type: application/json\r\nContent-Length: {len(OBJECT)}\r\n\r\n{OBJECT}")
+http(f"HTTP/1.1 404 Not Found\r\nContent-Type: application/json\r\nContent-Length: {len(STATUS_404)}\r\n\r\n{STATUS_404}",
+     splits=(1, 1, 2, 3, 5, 8))
+chunks = "".join(f"{len(OBJECT[i:i + 40]):x}\r\n{OBJECT[i:i + 40]}\r\n" for i in range(0, len(OBJECT), 40))
+http(f"HTTP/1.1 200 OK\r\nTransfer-Encoding: chunked\r\nAudit-Id: 1f2e\r\n\r\n{chunks}0\r\n\r\n")
+http(f"HTTP/1.1 200 OK\r\nTransfer-Encoding: gzip, chunked\r\n\r\n5;ext=1\r\nhello\r\n0\r\nX-Trailer: t\r\n\r\n")
+http(f"HTTP/1.1 100 Continue\r\n\r\nHTTP/1.1 103 Early Hints\r\nLink: </x>\r\n\r\n"
+     f"HTTP/1.1 200 OK\r\nContent-Length: 2\r\n\r\n{{}}")
+http("HTTP/1.1 101 Switching Protocols\r\nUpgrade: websocket\r\n\r\n")
+http("HTTP/1.0 200 OK\r\nContent-Type: text/plain\r\n\r\nuntil the connection closes", eof=True)
+http("HTTP/1.1 204 No Content\r\n\r\nHTTP/1.1 304 Not Modified\r\nContent-Length: 9\r\n\r\n")
+http(f"HTTP/1.1 200 OK\r\nContent-Length: {len(OBJECT)}\r\n\r\n", head=True)
+http("HTTP/1.1 429 Too Many Requests\r\nRetry-After: 3\r\nConnection: close\r\nContent-Length: 0\r\n\r\n")
+http(f"HTTP/1.1 200 OK\r\nContent-Length: 2\r\nConnection: keep-alive\r\n\r\n{{}}HTTP/1.1 200 OK\r\nContent-Length: 0\r\n\r\n")
+http("HTTP/1.1 200 OK\r\nTransfer-Encoding: chunked\r\n\r\nffffffffffffff00\r\n", cap=200)
+http("HTTP/1.1 200 OK\r\nContent-Length: 250\r\n\r\n" + "x" * 250, cap=100)
+
+
+# --- timefmt: mode, then text / int64 / seconds / duration ------------------------------------
+for text in ("2026-03-29T01:30:00Z", "2026-11-21T23:35:06.123456789-04:30", "2026-11-22 04:05:06+01:00",
+             "9999-12-31T23:59:59Z", "2262-04-11T23:47:16.854775807Z", "1677-09-21T00:12:43.145224192Z",
+             "0000-01-01T00:00:00Z", "2026-12-31T23:59:60Z"):
+    seed("timefmt", Seed().int(0, 4, 0).rest(text))
+seed("timefmt", Seed().int(0, 4, 1).int64(1_795_000_000_123_456_789))
+seed("timefmt", Seed().int(0, 4, 1).int64(-2**63))
+seed("timefmt", Seed().int(0, 4, 2).int(-62167219200, 253402300799, 32503680000))
+for text in ("30s", "1h30m", "81h", "1.5h", "500ms", ".5s", "2562047h47m16.854775807s", "3\u00b5s", "0"):
+    seed("timefmt", Seed().int(0, 4, 3).rest(text))
+seed("timefmt", Seed().int(0, 4, 4).int(0, 2**63 - 1, 291_600_000_000_000).int64(-5))
+
+
+# --- zone: posix?, start, walks, [rule]; then TZif bytes --------------------------------------
+REACH = 10_000_000_000
+for name in ("Europe/Zurich", "America/New_York", "Australia/Lord_Howe", "America/Nuuk", "Asia/Kolkata", "Pacific/Apia"):
+    seed("zone", Seed().bool(False).int(-REACH, REACH, 1_774_000_000).int(1, 40, 12).rest((ZONEINFO / name).read_bytes()))
+for rule in ("CET-1CEST,M3.5.0,M10.5.0/3", "EST5EDT,M3.2.0,M11.1.0", "<+1030>-10:30<+11>-11,M10.1.0,M4.1.0",
+             "<-02>2<-01>,M3.5.0/-1,M10.5.0/0", "EST5EDT,0/0,J365/25", "EST0EDT,0/1,J365/75", "XST0XDT,J60/0,J300/0",
+             "<+0530>-5:30", "XST0XDT,0/0,M12.4.6/167"):
+    seed("zone", Seed().bool(True).int(-REACH, REACH, 1_767_000_000).int(1, 40, 8).string(rule))
+
+
+# --- cron: after (minutes since 1970), walk; then the expression ------------------------------
+for text in ("0 8 * * MON", "*/15 9-17 * * 1-5", "0 0 29 2 *", "@weekly", "30 2 * * SUN", "0 0 1,15 * *",
+             "0 0 */2 * MON", "5 4 * jan-mar sat", "0 0 30 2 *", "? 0-23/6 ? * *"):
+    seed("cron", Seed().int(-36_000_000, 173_000_000, 29_556_000).int(1, 3000, 2000).rest(text))
+
+
+# --- window: when, allow/deny/freeze counts; then the expressions -----------------------------
+def window(allow, deny=(), freeze=(), at=1_774_746_000, mode=2):
+    s = Seed().int(0, 7, mode)
+    if mode == 0:
+        s.int(0, 5_000_000_000, at)
+    elif mode == 1:
+        s.int(0, 100_000_000, at)
+    else:
+        s.int(0, 4_100_000_000, at)
+    s.int(0, 999_999_999, 0).int(1, 2, len(allow)).int(0, 1, len(deny)).int(0, 1, len(freeze))
+    for text in (*allow, *deny, *freeze):
+        s.string(text)
+    seed("window", s)
+
+
+window(["0 8 * * MON for 81h in Europe/Zurich"])
+window(["30 2 * * * for 1h in Europe/Zurich", "0 */4 * * * for 90m"], ["0 12 * * * for 1h in America/New_York"])
+window(["* * * * * for 1h"], [], ["2026-03-27T00:00:00.5Z/2026-03-30T12:00:00Z"], at=1_774_700_000)
+window(["0 8 * * FRI for 81h"], mode=1, at=3600)
+window(["@daily for 2h in Australia/Lord_Howe"], ["0 1 * * SUN for 30m in Australia/Lord_Howe"], at=1_775_300_000)
+window(["0 0 1 1 * for 8784h"], mode=0, at=100)
+
+
+# --- sync: now, flags?; then the object ------------------------------------------------------
+def obj(annotations, suspend=None):
+    o = {"apiVersion": "kustomize.toolkit.fluxcd.io/v1", "kind": "Kustomization",
+         "metadata": {"name": "apps-rw", "namespace": "flux-system", "annotations": annotations}}
+    if suspend is not None:
+        o["spec"] = {"suspend": suspend}
+    return json.dumps(o)
+
+
+for ann, flags in (({"windowctl.io/window": "0 8 * * MON for 81h in Europe/Zurich"}, False),
+                   ({"windowctl.io/window": "0 22 * * * for 2h; 0 9 * * SAT for 2h",
+                     "windowctl.io/deny": "0 23 * * * for 10m\n0 0 24 12 * for 72h"}, True),
+                   ({"windowctl.io/override": "closed", "windowctl.io/override-until": "9999-12-31T23:59:59Z",
+                     "windowctl.io/suspended-by": "windowctl"}, True),
+                   ({"windowctl.io/override": "open", "windowctl.io/override-until": "2026-11-22T10:00:00Z",
+                     "windowctl.io/override-by": "ops", "windowctl.io/window": " ; "}, False),
+                   ({}, True)):
+    seed("sync", Seed().int(0, 4_100_000_000, 1_795_000_000).bool(flags).rest(obj(ann, True)))
+
+
+# --- kubeconfig: [context], [second file]; then the first file --------------------------------
+def kubeconfig(first, second=None, context=None):
+    s = Seed().bool(context is not None)
+    if context is not None:
+        s.string(context)
+    s.bool(second is not None)
+    if second is not None:
+        s.string(second)
+    seed("kubeconfig", s.rest(first))
+
+
+KC = """apiVersion: v1
+kind: Config
+current-context: main
+clusters:
+- name: prod
+  cluster:
+    server: https://api.prod.example:6443
+    certificate-authority-data: Q0EtUEVN
+    tls-server-name: kubernetes
+contexts:
+- name: main
+  context: {cluster: prod, user: ops, namespace: flux-system}
+- name: files
+  context: {cluster: files, user: cert}
+users:
+- name: ops
+  user:
+    token: abc.def.ghi
+"""
+kubeconfig(KC)
+kubeconfig(KC, context="files", second="""clusters:
+- name: files
+  cluster:
+    server: https://[fd00::1]:443/
+    certificate-authority: ca.crt
+users:
+- name: cert
+  user:
+    client-certificate: certs/client.crt
+    client-key: missing.key
+""")
+kubeconfig("""current-context: aks
+clusters:
+- name: aks
+  cluster: {server: "https://10.0.0.1", insecure-skip-tls-verify: true}
+contexts:
+- name: aks
+  context: {cluster: aks, user: azure}
+users:
+- name: azure
+  user:
+    exec:
+      apiVersion: client.authentication.k8s.io/v1beta1
+      command: kubelogin
+      args: [get-token, --server-id, "6dae42f8"]
+      env: [{name: AAD_LOGIN_METHOD, value: msi}]
+      provideClusterInfo: true
+      installHint: install kubelogin
+""")
+kubeconfig("apiVersion: v1\nkind: Config\n")
+kubeconfig("{{{ not yaml")
+
+
+# --- exec credential: v1?; then the plugin's stdout -------------------------------------------
+for v1, text in ((True, {"apiVersion": "client.authentication.k8s.io/v1", "kind": "ExecCredential",
+                         "status": {"token": "eyJhbGciOi.x.y", "expirationTimestamp": "2026-11-22T10:00:00Z"}}),
+                 (False, {"apiVersion": "client.authentication.k8s.io/v1beta1", "kind": "ExecCredential",
+                          "status": {"clientCertificateData": "-----BEGIN CERTIFICATE-----\n",
+                                     "clientKeyData": "-----BEGIN EC PRIVATE KEY-----\n"}}),
+                 (True, {"apiVersion": "client.authentication.k8s.io/v1", "kind": 5, "status": {"token": 7}})):
+    seed("exec_credential", Seed().bool(v1).rest(json.dumps(text)))
+
+
+# --- api_error: code, [Retry-After]; then the body ---------------------------------------------
+def api_error(code, body, retry=None):
+    s = Seed().int(100, 999, code).bool(retry is not None)
+    if retry is not None:
+        s.string(retry)
+    seed("api_error", s.rest(body))
+
+
+api_error(404, STATUS_404)
+api_error(403, json.dumps({"kind": "Status", "status": "Failure", "reason": "Forbidden", "code": 403,
+                           "message": 'kustomizations.kustomize.toolkit.fluxcd.io "apps-rw" is forbidden: User '
+                                      '"system:serviceaccount:flux-system:windowctl" cannot patch resource'}))
+api_error(429, json.dumps({"kind": "Status", "reason": "TooManyRequests", "message": "rate limited",
+                           "details": {"retryAfterSeconds": 2}}), retry="1")
+api_error(410, json.dumps({"kind": "Status", "reason": "Expired", "message": "The provided continue parameter is too old"}))
+api_error(409, json.dumps({"kind": "Status", "reason": "Conflict", "message": {"not": "a string"}, "details": []}))
+api_error(502, "<html><body><h1>502 Bad Gateway</h1>\r\n</body></html>", retry="Wed, 21 Oct 2026 07:28:00 GMT")
+
+
+# --- kinds: kind, token?, [token], reason, action, force, relabel; then the object -----------
+def kinds(o, ks=True, token=None, reason="INC-123", action=1, force=False, relabel=False):
+    s = Seed().bool(ks).bool(token is not None)
+    if token is not None:
+        s.string(token)
+    s.string(reason).int(0, 3, action).bool(force).bool(relabel)
+    seed("kinds", s.rest(json.dumps(o)))
+
+
+KS = {"apiVersion": "kustomize.toolkit.fluxcd.io/v1", "kind": "Kustomization",
+      "metadata": {"name": "apps-rw", "namespace": "flux-system", "uid": "6f1c", "resourceVersion": "4711",
+                   "generation": 3, "labels": {"kustomize.toolkit.fluxcd.io/reconcile": "Disabled"},
+                   "annotations": {"windowctl.io/suspended-by": "windowctl", "windowctl.io/suspended-at": "2026-11-22T08:00:00Z",
+                                   "windowctl.io/reason": "window closed", "reconcile.fluxcd.io/requestedAt": "t1"}},
+      "spec": {"suspend": True, "interval": "10m", "path": "./apps"},
+      "status": {"lastAppliedRevision": "main@sha1:abc", "lastHandledReconcileAt": "t1", "observedGeneration": 3,
+                 "conditions": [{"type": "Ready", "status": "True", "reason": "ReconciliationSucceeded",
+                                 "message": "Applied revision: main@sha1:abc", "observedGeneration": 3}]}}
+HR = {"apiVersion": "helm.toolkit.fluxcd.io/v2", "kind": "HelmRelease",
+      "metadata": {"name": "podinfo", "namespace": "apps", "generation": 1},
+      "status": {"history": [{"chartVersion": "6.5.0"}], "lastAttemptedRevision": "6.4.0",
+                 "conditions": [{"type": "Stalled", "status": "True", "message": "install retries exhausted"}]}}
+GROUP = {"kind": "APIGroup", "apiVersion": "v1", "name": "kustomize.toolkit.fluxcd.io",
+         "versions": [{"groupVersion": "kustomize.toolkit.fluxcd.io/v1", "version": "v1"},
+                      {"groupVersion": "kustomize.toolkit.fluxcd.io/v1beta2", "version": "v1beta2"}],
+         "preferredVersion": {"groupVersion": "kustomize.toolkit.fluxcd.io/v1", "version": "v1"}}
+kinds(KS, token="t1", action=0)
+kinds(KS, action=1, relabel=True, reason="Z\u00fcrich freeze \u00fc\u00fc")
+kinds({**KS, "metadata": {**KS["metadata"], "annotations": {}}}, action=0, force=True)
+kinds({**KS, "spec": {"suspend": False}}, action=3)
+kinds(HR, ks=False, action=2)
+kinds(GROUP)
+kinds({"metadata": {"name": 5}, "spec": "x", "status": {"conditions": {"type": "Ready"}}})
+
+
+# --- resolve: a LIST page --------------------------------------------------------------------
+def page(items, token=""):
+    return json.dumps({"apiVersion": "kustomize.toolkit.fluxcd.io/v1", "kind": "KustomizationList",
+                       "metadata": {"resourceVersion": "9000", "continue": token}, "items": items})
+
+
+for text in (page([KS, {**KS, "metadata": {**KS["metadata"], "name": "infra", "managedFields": [{"manager": "flux"}]}}],
+                  "eyJ2IjoibWV0YS5rOHMuaW8vdjEiLCJydiI6OTAwMH0"),
+             page([]), page([HR, 7, None, []]), json.dumps({"kind": "Status", "items": {"a": 1}}),
+             '{"items":[{"metadata":{"name":"a"}}],"items":[{"metadata":{"name":"b"}}]}'):
+    seed("resolve", Seed().rest(text))
+
+
+# --- targets: -n, API version, selector, then --kustomizations values -------------------------
+for ns, version, selector, values in (("", "v1", "app=x,window in (rw)", ["apps-rw,flux-system/infra", "apps-rt"]),
+                                      ("team-a", "v2beta1", "!canary", ["team-b/app.v2", " apps , apps "]),
+                                      ("Flux", "v0", "a b&c=%", ["flux-system/kustomizations/infra?dryRun=All&x="])):
+    s = Seed().string(ns).string(version).string(selector)
+    for v in values:
+        s.string(v)
+    seed("targets", s)
+
+
+def main():
+    for target, inputs in SEEDS.items():
+        out = ROOT / target
+        shutil.rmtree(out, ignore_errors=True)
+        out.mkdir(parents=True)
+        for data in inputs:
+            (out / hashlib.sha1(data).hexdigest()).write_bytes(data)
+    print(", ".join(f"{t}: {len(v)}" for t, v in sorted(SEEDS.items())))
+
+
+if __name__ == "__main__":
+    main()
