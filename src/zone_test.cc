@@ -388,3 +388,16 @@ TEST_CASE("POSIX rules whose switches cross a year boundary") {
     CHECK(failures == 0);
   }
 }
+
+TEST_CASE("a footer rule that disagrees with the last transition decides from it, in every direction") {
+  // From the last transition on, the footer rule decides offset_at; next_transition and
+  // local_to_utc took the table's type at that transition instead.
+  std::string zurich = file("/usr/share/zoneinfo/Europe/Zurich");
+  REQUIRE(zurich.ends_with("\nCET-1CEST,M3.5.0,M10.5.0/3\n"));
+  std::string odd = zurich.substr(0, zurich.size() - std::string("CET-1CEST,M3.5.0,M10.5.0/3\n").size()) + "<+05>-5\n";
+  TimeZone z = TimeZone::from_tzif("odd", odd);
+  sys_seconds last = utc("1900-01-01T00:00:00Z");
+  while (auto next = z.next_transition(last)) last = *next;
+  CHECK(z.offset_at(last) == hours(5));
+  CHECK(disagreements(z, last - days(200), last + days(10), minutes(23)) == 0);
+}
