@@ -22,9 +22,10 @@
 # one). The source indexes are refreshed when older than a day.
 #
 # Cache: one prefix per key, the key being a hash of the Debian source version, the target
-# architecture, the C compiler's version line and this script (configure options, flags and
-# build recipe). A build that finds its key costs nothing: no network, no compiler. A lock keeps
-# two builds of one cache from racing.
+# architecture, the C compiler's version line and the recipe (OPTIONS, C_ONLY_MODULES,
+# CFLAGS_EXTRA, PREFIX, OPENSSLDIR and RECIPE below; a comment edit rebuilds nothing). A build
+# that finds its key costs nothing: no compiler, and no network while the indexes are less than
+# a day old. A lock keeps two builds of one cache from racing.
 #
 # Needs: apt, dpkg-dev (dpkg-source, dpkg-architecture), perl, make, and gcc (amd64 on amd64)
 # or Debian's cross compiler (crossbuild-essential-arm64 for arm64 on amd64).
@@ -71,6 +72,9 @@ CFLAGS_EXTRA=(-Os -ffunction-sections -fdata-sections -fno-asynchronous-unwind-t
 # path. With no-autoload-config and no modules nothing is ever read from there.
 PREFIX=/opt/windowctl-openssl
 OPENSSLDIR=/usr/lib/ssl
+# Part of the cache key with the variables above: bump it when the build steps below change in a
+# way these do not show.
+RECIPE=1
 
 # --- arguments -------------------------------------------------------------------------------
 build_arch=$(dpkg --print-architecture)
@@ -85,7 +89,7 @@ while [ $# -gt 0 ]; do
     --cache=*) cache=${1#*=}; shift ;;
     --copy-to) [ $# -ge 2 ] || die "--copy-to needs a value"; copy_to=$2; shift 2 ;;
     --copy-to=*) copy_to=${1#*=}; shift ;;
-    -h | --help) sed -n '2,35p' "$0"; exit 0 ;;
+    -h | --help) sed -n '2,31p' "$0"; exit 0 ;;
     *) die "unknown argument: $1 (see --help)" ;;
   esac
 done
@@ -212,8 +216,8 @@ for d in "$src_dir"/*/; do
 done
 
 # --- the key, and the cached build ----------------------------------------------------------
-script_sum=$(sha256sum "$0" | cut -c1-64)
-key=$(printf '%s\n' "$version" "$arch" "$cc_version" "$script_sum" | sha256sum | cut -c1-16)
+key=$(printf '%s\n' "$version" "$arch" "$cc_version" "$RECIPE" "${OPTIONS[*]}" "${C_ONLY_MODULES[*]}" \
+  "${CFLAGS_EXTRA[*]}" "$PREFIX" "$OPENSSLDIR" | sha256sum | cut -c1-16)
 prefix="$cache/$arch-$version-$key"
 if [ ! -f "$prefix/BUILD-INFO" ]; then
   dsc=$(ls "$src_dir/$version"/openssl_*.dsc 2>/dev/null | head -1)
@@ -259,6 +263,7 @@ if [ ! -f "$prefix/BUILD-INFO" ]; then
     echo "cc=$cc_version"
     echo "configure=${configure[*]:1}"
     echo "c-only-asm=${C_ONLY_MODULES[*]}"
+    echo "recipe=$RECIPE"
     echo "key=$key"
   } >"$prefix.tmp/BUILD-INFO"
   mv "$prefix.tmp" "$prefix"
