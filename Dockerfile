@@ -20,8 +20,8 @@ ARG BASE=debian:bookworm
 ARG VERSION=0.0.0-dev
 ARG REVISION=unknown
 
-# The build tools and libraries, a stage of its own so that scripts/image.sh can tag it and keep
-# it (with its layer cache) between runs.
+# The build tools and libraries, the minimal OpenSSL included: a stage of its own so that
+# scripts/image.sh can tag it and keep it (with its layer cache) between runs.
 FROM --platform=$BUILDPLATFORM ${BASE} AS deps
 # Set by BuildKit (buildah 1.28 needs --build-arg); empty under the legacy docker builder,
 # which means "native".
@@ -29,23 +29,39 @@ ARG TARGETARCH
 
 # Native: g++ and the native -dev packages. Cross: Debian's cross toolchain and the arm64 -dev
 # packages (dpkg multiarch); the header-only dependencies are the build machine's either way.
+# gcc, make, perl and dpkg-dev build OpenSSL (below).
 RUN set -eu; \
     build_arch=$(dpkg --print-architecture); \
     target_arch=${TARGETARCH:-$build_arch}; \
     if [ "$target_arch" = "$build_arch" ]; then \
-      toolchain="g++ libssl-dev libyaml-cpp-dev"; \
+      toolchain="g++ libyaml-cpp-dev"; \
     elif [ "$target_arch" = arm64 ]; then \
       dpkg --add-architecture arm64; \
-      toolchain="crossbuild-essential-arm64 libssl-dev:arm64 libyaml-cpp-dev:arm64"; \
+      toolchain="crossbuild-essential-arm64 libyaml-cpp-dev:arm64"; \
     else \
       echo "cannot build for $target_arch on $build_arch (only native, or arm64 on another arch)" >&2; \
       exit 1; \
     fi; \
     apt-get update -qq; \
     DEBIAN_FRONTEND=noninteractive apt-get install -y -qq --no-install-recommends \
-      $toolchain cmake ninja-build file tzdata \
+      $toolchain gcc make perl dpkg-dev cmake ninja-build file tzdata \
       nlohmann-json3-dev libspdlog-dev libfmt-dev doctest-dev libcli11-dev >/dev/null; \
     rm -rf /var/lib/apt/lists/*
+
+# The minimal OpenSSL the static binary links: Debian's source package openssl, fetched from the
+# base's own apt mirror, verified and built by scripts/openssl.sh (README.md, "Size"), into
+# /opt/windowctl-openssl. The script caches by source version, architecture, compiler and
+# recipe: scripts/image.sh mounts the build machine's cache at /var/cache/windowctl-openssl
+# (buildah bud -v, marked with .build-machine), so an OpenSSL that its native or cross build
+# already made is taken from there; a plain docker build makes it here (a few minutes).
+COPY scripts/openssl.sh /tmp/openssl.sh
+RUN set -eu; \
+    target_arch=${TARGETARCH:-$(dpkg --print-architecture)}; \
+    WINDOWCTL_OPENSSL_CACHE=/var/cache/windowctl-openssl \
+      bash /tmp/openssl.sh --arch "$target_arch" --copy-to /opt/windowctl-openssl; \
+    cat /opt/windowctl-openssl/BUILD-INFO; \
+    [ -e /var/cache/windowctl-openssl/.build-machine ] || rm -rf /var/cache/windowctl-openssl; \
+    rm /tmp/openssl.sh
 
 FROM deps AS builder
 ARG TARGETARCH
@@ -69,6 +85,7 @@ RUN set -eu; \
     toolchain=""; \
     [ "$target_arch" = "$build_arch" ] || toolchain="-DCMAKE_TOOLCHAIN_FILE=/src/cmake/aarch64-linux-gnu.cmake"; \
     cmake -S . -B /build -G Ninja -DCMAKE_BUILD_TYPE=MinSizeRel -DWINDOWCTL_STATIC=ON $toolchain \
+      -DWINDOWCTL_OPENSSL_ROOT=/opt/windowctl-openssl \
       -DWINDOWCTL_VERSION="$VERSION" -DWINDOWCTL_COMMIT="$REVISION"; \
     cmake --build /build; \
     grep -qF "kVersion = \"$VERSION\";" /build/generated/version.h \

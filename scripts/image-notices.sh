@@ -11,7 +11,9 @@
 # and checks, against the linker's map (BUILD/windowctl.map) and the compiler's record of the
 # headers windowctl's objects were compiled from (ninja -t deps), that every library in the
 # binary belongs to a component NOTICE lists: a library added to the build without a notice
-# fails the image build here.
+# fails the image build here. The minimal OpenSSL (scripts/openssl.sh, the prefix in
+# BUILD/CMakeCache.txt) is Debian's source package built here, not a Debian binary package: its
+# files are component openssl, with the source version and Debian copyright file it carries.
 #
 #   sh scripts/image-notices.sh BUILD OUT
 set -eu
@@ -62,9 +64,22 @@ grep -q '^/usr/' "$work/headers" || die "ninja -t deps in $build lists no system
 echo /usr/share/zoneinfo/Europe/Zurich >"$work/data"
 
 # Their Debian packages: dpkg -S once for all (a few thousand paths take a second). Paths in the
-# source or build tree are windowctl's own.
+# source or build tree are windowctl's own; those in the minimal OpenSSL's prefix are OpenSSL's.
 sort -u "$work/linked" "$work/headers" "$work/data" | xargs -r realpath -- \
   | grep -v -e "^$src/" -e "^$(realpath "$build")/" | sort -u >"$work/files"
+openssl_prefix=$(sed -n 's/^WINDOWCTL_OPENSSL_PREFIX:INTERNAL=//p' "$build/CMakeCache.txt" 2>/dev/null || true)
+openssl_version=""
+if [ -n "$openssl_prefix" ]; then
+  openssl_prefix=$(realpath "$openssl_prefix")
+  info="$openssl_prefix/BUILD-INFO"
+  [ -f "$info" ] || die "$openssl_prefix has no BUILD-INFO: not a prefix that scripts/openssl.sh made"
+  openssl_version=$(sed -n 's/^version=//p' "$info")
+  [ -n "$openssl_version" ] && grep -qx 'source=openssl' "$info" || die "$info names no openssl source version"
+  [ -s "$openssl_prefix/share/doc/openssl/copyright" ] || die "no Debian copyright file in $openssl_prefix"
+  grep -q "^$openssl_prefix/lib/libssl.a\$" "$work/files" || die "the map does not show $openssl_prefix/lib/libssl.a linked in"
+  grep -v "^$openssl_prefix/" "$work/files" >"$work/files.debian" || true
+  mv "$work/files.debian" "$work/files"
+fi
 xargs -r dpkg-query -S <"$work/files" 2>/dev/null \
   | awk '!/^diversion / { i = index($0, ": "); pkg = substr($0, 1, i - 1); sub(/,.*/, "", pkg)
                           print substr($0, i + 2) "\t" pkg }' | sort -u >"$work/owners"
@@ -76,6 +91,7 @@ cut -f2 "$work/owners" | sort -u | while read -r pkg; do
   [ -n "$c" ] || die "windowctl holds code from Debian package ${pkg%%:*} ($(awk -F'\t' -v p="$pkg" '$2 == p {print $1; exit}' "$work/owners")), which NOTICE does not list: add it to NOTICE and to scripts/image-notices.sh"
   [ "$c" = - ] || echo "$c $pkg" >>"$work/packages"
 done
+[ -z "$openssl_version" ] || echo "openssl windowctl-openssl" >>"$work/packages"
 sort -u "$work/packages" -o "$work/packages"
 
 # Every component NOTICE names must be there: this script checks NOTICE's list, and the list
@@ -92,10 +108,15 @@ cp /usr/share/common-licenses/LGPL-2.1 /usr/share/common-licenses/GPL-3 "$out/co
   echo "# The Debian 12 packages windowctl's binary and image were built from. Their sources:"
   echo "# apt-get source SOURCE=VERSION, or https://snapshot.debian.org/package/SOURCE/VERSION/"
   echo "# (Built-Using: the sources a cross-toolchain package was built from.)"
+  [ -z "$openssl_version" ] || echo "# windowctl-openssl: Debian's source package openssl, built by scripts/openssl.sh (NOTICE)."
   printf '%-14s %-32s %-26s %-22s %-26s %s\n' "# component" package version source source-version built-using
   while read -r c pkg; do
-    fields=$(dpkg-query -W -f='${Version}\t${source:Package}\t${source:Version}\t${Built-Using}' "$pkg") \
-      || die "dpkg-query $pkg failed"
+    if [ "$pkg" = windowctl-openssl ]; then
+      fields=$(printf '%s\topenssl\t%s\t' "$openssl_version" "$openssl_version")
+    else
+      fields=$(dpkg-query -W -f='${Version}\t${source:Package}\t${source:Version}\t${Built-Using}' "$pkg") \
+        || die "dpkg-query $pkg failed"
+    fi
     printf '%s\n' "$fields" | awk -F'\t' -v c="$c" -v p="$pkg" '{
       bu = $4; gsub(/, /, ",", bu); if (bu == "") bu = "-"
       printf "%-14s %-32s %-26s %-22s %-26s %s\n", c, p, $1, $2, $3, bu }'
@@ -106,6 +127,7 @@ cp /usr/share/common-licenses/LGPL-2.1 /usr/share/common-licenses/GPL-3 "$out/co
 while read -r c pkg; do
   [ ! -e "$out/copyright/$c" ] || continue
   f=/usr/share/doc/${pkg%%:*}/copyright
+  [ "$pkg" != windowctl-openssl ] || f=$openssl_prefix/share/doc/openssl/copyright
   [ -s "$f" ] || die "no $f"
   cp -L "$f" "$out/copyright/$c"
 done <"$work/packages"

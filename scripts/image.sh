@@ -283,16 +283,24 @@ fi
 
 deps_tag="localhost/windowctl-deps:bookworm-$target_arch"
 builder_tag="localhost/windowctl-builder:$target_arch"
+# The minimal OpenSSL's cache (scripts/openssl.sh), shared with this machine's own builds: the
+# deps stage finds there what build/ or build-arm64/ already made (same Debian source version,
+# compiler and recipe) and adds what it makes itself, so each is built once per machine.
+openssl_cache=${WINDOWCTL_OPENSSL_CACHE:-${XDG_CACHE_HOME:-$HOME/.cache}/windowctl/openssl}
+mkdir -p "$openssl_cache"
+touch "$openssl_cache/.build-machine"
 bud() {
   # buildah 1.28 (bookworm) sets neither BUILDPLATFORM nor TARGETARCH: pass both.
   "${B[@]}" bud --isolation chroot --layers --pull=false "${platform_args[@]}" \
+    -v "$openssl_cache:/var/cache/windowctl-openssl:rw" \
     --build-arg BUILDPLATFORM="linux/$build_arch" --build-arg TARGETARCH="$target_arch" \
     --build-arg BASE="$BASE_IMAGE" --build-arg VERSION="$version" --build-arg REVISION="$revision" \
     -f Dockerfile "$@" .
 }
-# The builder's tools and libraries (stage "deps"), tagged so that pruning keeps it and its layer
-# cache: reruns skip apt-get. Remade after 7 days, for the security updates of what is linked
-# in statically (OpenSSL above all).
+# The builder's tools and libraries (stage "deps", the minimal OpenSSL included), tagged so that
+# pruning keeps it and its layer cache: reruns skip apt-get. Remade after 7 days, for the security
+# updates of what is linked in statically (OpenSSL above all: scripts/openssl.sh then takes the
+# newest Debian source version).
 if [ -n "$("${B[@]}" images -q "$deps_tag" 2>/dev/null)" ]; then
   created=$("${B[@]}" inspect --type image --format '{{.OCIv1.Created.Unix}}' "$deps_tag" 2>/dev/null || echo 0)
   if [ $(( $(date +%s) - created )) -gt $((7 * 86400)) ]; then
