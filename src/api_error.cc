@@ -86,7 +86,8 @@ ApiError ApiError::from_response(int code, std::string_view body, const std::opt
     auto [ptr, ec] = std::from_chars(retry_after->data(), retry_after->data() + retry_after->size(), seconds);
     if (ec == std::errc() && ptr == retry_after->data() + retry_after->size() && seconds >= 0) retry = seconds;
   }
-  auto status = nlohmann::json::parse(body, nullptr, /*allow_exceptions=*/false);
+  // Too deep to be a Status (json_read.h): read as the text a proxy might have sent.
+  auto status = json_depth(body) > kMaxJsonDepth ? nlohmann::json() : nlohmann::json::parse(body, nullptr, /*allow_exceptions=*/false);
   if (string_at(status, "kind") == "Status") {
     std::string message = string_at(status, "message");
     std::string reason_text = string_at(status, "reason");

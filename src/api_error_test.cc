@@ -42,3 +42,9 @@ TEST_CASE("unknown reasons and codes stay visible") {
   CHECK(ApiError::from_response(404, R"({"kind":"Status","message":"x not found","reason":"NotFound"})", std::nullopt).summary() ==
         "not found: x not found");
 }
+
+TEST_CASE("a body nested too deep is read as text, not parsed") {
+  std::string deep = R"({"kind":"Status","message":"m","details":)" + std::string(300, '[') + std::string(300, ']') + "}";
+  auto e = ApiError::from_response(500, deep, std::nullopt);
+  CHECK(e.message().rfind("HTTP 500: {\"kind\":\"Status\"", 0) == 0);
+}

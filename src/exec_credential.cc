@@ -19,6 +19,9 @@ extern char** environ;
 namespace windowctl {
 
 ExecCredential parse_exec_credential(const std::string& text, const std::string& expected_api_version) {
+  if (json_depth(text) > kMaxJsonDepth) {
+    throw ConfigError("exec plugin printed JSON nested deeper than " + std::to_string(kMaxJsonDepth) + " levels");
+  }
   auto doc = nlohmann::json::parse(text, nullptr, false);
   if (!doc.is_object()) throw ConfigError("exec plugin printed no ExecCredential JSON");
   // A field of the wrong type is named as such: the plugin is misconfigured, exit 2.

@@ -10,6 +10,15 @@
 
 namespace windowctl {
 
+// Outside JSON nested deeper than this is refused before it is parsed: nlohmann copies,
+// compares and prints recursively, so a deep enough value (a 64 MiB LIST page holds 30
+// million levels) would overflow the stack where windowctl copies a listed object.
+// Kubernetes objects nest a few dozen levels at most.
+inline constexpr int kMaxJsonDepth = 256;
+// The deepest nesting of arrays and objects in `text`, brackets inside strings not counted;
+// counting stops at kMaxJsonDepth + 1. A linear scan, far cheaper than the parse it guards.
+int json_depth(std::string_view text);
+
 // obj[key] when obj is an object that has key, else nullptr.
 const nlohmann::json* field(const nlohmann::json& obj, std::string_view key);
 // obj[key] when it is a string, else "".

@@ -23,3 +23,13 @@ TEST_CASE("outside JSON: the wrong type reads as absent") {
     CHECK_FALSE(int_at(other, "s"));
   }
 }
+
+TEST_CASE("nesting depth, strings not counted") {
+  CHECK(json_depth("") == 0);
+  CHECK(json_depth("5") == 0);
+  CHECK(json_depth(R"({"a": [1, {"b": []}], "c": {}})") == 4);
+  CHECK(json_depth(R"({"a": "[[[[{{{\"[[["})") == 1);
+  CHECK(json_depth(std::string(100000, '[')) == kMaxJsonDepth + 1);  // stops counting there
+  std::string deep = std::string(kMaxJsonDepth, '[') + std::string(kMaxJsonDepth, ']');
+  CHECK(json_depth(deep) == kMaxJsonDepth);
+}

@@ -4,6 +4,7 @@
 
 #include "api_error.h"
 #include "http.h"
+#include "json_read.h"
 
 namespace windowctl {
 
@@ -43,6 +44,10 @@ std::string continue_token(const json& page) {
 }  // namespace
 
 json parse_list_page(std::string_view text, const std::function<void(json&&)>& on_item, bool* items_ok) {
+  if (json_depth(text) > kMaxJsonDepth) {
+    throw TransportError(TransportError::Kind::kProtocol,
+                         "the LIST answer nests deeper than " + std::to_string(kMaxJsonDepth) + " levels");
+  }
   // Depths as nlohmann counts them: 1 the list's keys, 2 the items, 3 an item's keys, 4 a
   // section's keys, 5 an annotation's key. `section`/`sub` remember the keys on the way down.
   bool in_items = false, items_array = false, bad_items = false, seen_items = false;

@@ -49,7 +49,8 @@ bool for_each_listed(Client& client, const CommandOptions& options, Resolution& 
 // spec.suspend, the status it shows); managedFields, the rest of spec, status.inventory and
 // kubectl's last-applied-configuration can be most of an object's bytes. Returns the page
 // without its items (metadata.continue), discarded when the text is not JSON; `items_ok` is
-// false when the page has an `items` that is not a list, or more than one `items`.
+// false when the page has an `items` that is not a list, or more than one `items`. A page
+// nested deeper than kMaxJsonDepth (json_read.h) is refused before any item, TransportError.
 nlohmann::json parse_list_page(std::string_view text, const std::function<void(nlohmann::json&&)>& on_item,
                                bool* items_ok = nullptr);
 

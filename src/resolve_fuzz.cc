@@ -3,7 +3,7 @@
 // when the plain parse is; every item of its "items" list comes out, in order, and windowctl
 // reads the same from each (name, namespace, suspend, its annotations, conditions, revision);
 // the page kept holds no items; the continue token is the same. A page with two "items"
-// lists, which readers take differently, fails.
+// lists, which readers take differently, fails; so does one nested deeper than kMaxJsonDepth.
 #include <nlohmann/json.hpp>
 
 #include <cstdint>
@@ -11,6 +11,8 @@
 #include <vector>
 
 #include "fuzz_util.h"
+#include "json_read.h"
+#include "tls.h"
 #include "kinds.h"
 #include "plan.h"
 #include "readiness.h"
@@ -39,7 +41,14 @@ extern "C" int LLVMFuzzerTestOneInput(const std::uint8_t* data, std::size_t size
   const std::string text(reinterpret_cast<const char*>(data), size);
   std::vector<std::string> streamed;
   bool items_ok = true;
-  json page = parse_list_page(text, [&](json&& item) { streamed.push_back(seen(item)); }, &items_ok);
+  json page;
+  try {
+    page = parse_list_page(text, [&](json&& item) { streamed.push_back(seen(item)); }, &items_ok);
+  } catch (const TransportError& e) {
+    FUZZ_CHECK(json_depth(text) > kMaxJsonDepth && streamed.empty(), e.what());
+    return 0;
+  }
+  FUZZ_CHECK(json_depth(text) <= kMaxJsonDepth, "a page nested too deep was parsed");
   json plain = json::parse(text, nullptr, false);
   FUZZ_CHECK(page.is_discarded() == plain.is_discarded());
   if (plain.is_discarded() || !plain.is_object()) return 0;

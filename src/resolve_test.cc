@@ -89,3 +89,17 @@ TEST_CASE("a page with two \"items\" lists is refused: a plain JSON reading keep
   parse_list_page(R"({"items":[{"metadata":{"name":"a"}}],"metadata":{"continue":"x"}})", [&](json&&) {}, &items_ok);
   CHECK(items_ok);
 }
+
+TEST_CASE("a page nested deeper than kMaxJsonDepth is refused before any item: copies of it would overflow the stack") {
+  // A label a million levels deep fits in a 64 MiB page; copying the listed object recursed
+  // once per level.
+  std::string deep = std::string(1000000, '[') + std::string(1000000, ']');
+  std::string page = R"({"items":[{"metadata":{"name":"a"}},{"metadata":{"name":"b","labels":{"x":)" + deep + "}}}]}";
+  int items = 0;
+  CHECK_THROWS_WITH_AS(parse_list_page(page, [&](json&&) { ++items; }), "the LIST answer nests deeper than 256 levels",
+                       TransportError);
+  CHECK(items == 0);
+  std::string shallow = std::string(200, '[') + std::string(200, ']');
+  parse_list_page(R"({"items":[{"metadata":{"name":"a","labels":{"x":)" + shallow + "}}}]}", [&](json&&) { ++items; });
+  CHECK(items == 1);
+}
