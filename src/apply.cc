@@ -100,6 +100,12 @@ TargetResult Applier::apply(const Work& w, const PlanInput& in) {
       r.current = describe_state(object);
       if (opt_.dry_run) return r;
       if (d.patch) {
+        // Every write is conditional on the state it was decided on. An object without a
+        // resourceVersion is not one the API server sent: deciding on it and writing without the
+        // precondition could overwrite what someone else just did.
+        if (!d.patch->contains("/metadata/resourceVersion"_json_pointer)) {
+          throw std::runtime_error("the object as read has no resourceVersion, so no write can be conditional on it; nothing changed");
+        }
         std::string path = object_path(kind_, version_, w.target.ns, w.target.name) + "?fieldManager=windowctl";
         sent = d;
         object = client_.call("PATCH", path, &*d.patch, "application/merge-patch+json");
