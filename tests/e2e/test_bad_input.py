@@ -178,11 +178,14 @@ def test_an_object_with_fields_of_the_wrong_type_is_decided_on_without_crashing(
 
 
 def test_list_items_of_the_wrong_type_are_skipped_with_one_line_each(wctl, api):
+    # The one good item carries the live resourceVersion: a write is always conditional on it.
+    rv = api.get("kustomizations", "flux-system", "infra")["metadata"]["resourceVersion"]
     body = {"kind": "KustomizationList", "apiVersion": "kustomize.toolkit.fluxcd.io/v1", "metadata": {},
             "items": [{"metadata": {"name": 5, "namespace": "flux-system"}},
                       {"metadata": {"name": "../../secrets", "namespace": "flux-system"}},
                       {"metadata": {"name": "apps-rw", "namespace": "flux-system/x"}},
-                      {"metadata": {"name": "infra", "namespace": "flux-system"}, "spec": {}}]}
+                      {"metadata": {"name": "infra", "namespace": "flux-system", "resourceVersion": rv},
+                       "spec": {}}]}
     api.add_fault(method="GET", path_regex=r"/kustomizations$", body=body, count=1)
     p = wctl.run("close", "--all")
     assert p.returncode == 1
