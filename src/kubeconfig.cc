@@ -1,5 +1,6 @@
 // kubeconfig_config: the subset of kubeconfig that kubectl users rely on for a remote cluster.
 #include "kubeconfig.h"
+#include "utf8.h"
 
 #include <yaml-cpp/yaml.h>
 
@@ -106,6 +107,9 @@ Config kubeconfig_config(const std::vector<std::string>& paths, const std::strin
 Config kubeconfig_from(const std::vector<KubeconfigFile>& texts, const std::string& context_override, const FileReader& read) {
   std::vector<Loaded> files;
   for (const auto& [path, text] : texts) {
+    // YAML is Unicode, as kubectl's parser insists; and what is read here (the user's name as
+    // who set an override) ends up in JSON, which cannot carry stray bytes.
+    if (!valid_utf8(text)) throw ConfigError("kubeconfig " + path + " is not valid UTF-8");
     try {
       YAML::Node root = YAML::Load(text);
       if (root.IsNull()) continue;  // an empty file contributes nothing, as in kubectl

@@ -95,6 +95,7 @@ TEST_CASE("bad kubeconfigs fail with a message that says what is wrong") {
       {kubeconfig(kServer + kCaData, "    auth-provider: {name: gcp}\n"), "auth-provider"},
       {kubeconfig(kServer + kCaData + "    insecure-skip-tls-verify: maybe\n", "    token: t\n"), "must be true or false"},
       {kubeconfig(kServer + kCaData, "    tokenFile: nope\n"), "cannot read token file"},
+      {kubeconfig(kServer + kCaData, "    token: t\n") + "- name: \xff\n  user: {}\n", "is not valid UTF-8"},
   };
   for (const auto& c : cases) {
     auto path = dir.write("bad", c.text);

@@ -27,3 +27,18 @@ def test_a_reason_that_is_not_utf8_is_exit_2(wctl, api):
     assert proc.returncode == 2, stderr
     assert "--reason is not valid UTF-8" in stderr and len(lines(stderr)) == 1
     assert api.writes == 0
+
+
+def test_a_kubeconfig_that_is_not_utf8_is_exit_2(wctl, api):
+    # Its user's name became override-by, which could not be serialised: exit 1 after reading.
+    token = api.add_user("ops", rules=[{"namespace": "*", "apiGroups": ["*"], "resources": ["*"], "verbs": ["*"]}])
+    wctl.secrets.add(token)
+    path = wctl.kubeconfig_for("kc-latin1", {"token": token})
+    with open(path, "rb") as f:
+        text = f.read()
+    with open(path, "wb") as f:
+        f.write(text.replace(b"name: u\n", b"name: u\xe9\n").replace(b"user: u\n", b"user: u\xe9\n"))
+    p = wctl.run("open", *TARGETS, "--for", "2h", "--kubeconfig", path, mode="kubeconfig")
+    assert p.returncode == 2, p.stderr
+    assert "is not valid UTF-8" in p.stderr and len(lines(p.stderr)) == 1
+    assert api.writes == 0
