@@ -3,7 +3,7 @@
 # open --wait, status) against the bundled fake Kubernetes API server seeded with the Flux
 # Kustomizations infra, apps-rt and apps-rw, then an operator's freeze (close --for) that the
 # scheduled open job (open --scheduled, as the shipped CronJob runs it) respects. windowctl runs
-# in in-cluster mode, as in its CronJob.
+# in in-cluster mode, as in its CronJob. Last, `check` over rendered manifests (no cluster).
 set -euo pipefail
 cd "$(dirname "$0")/.."
 bash scripts/install-deps.sh >&2
@@ -30,3 +30,11 @@ step build/windowctl status
 step build/windowctl close --kustomizations apps-rw --for 12h --reason "demo: freeze"
 step build/windowctl open --kustomizations apps-rw --reason "scheduled window" --scheduled --fail-on-held
 step build/windowctl status
+
+# check: the manifests the demo's window would apply (rendered by kubectl kustomize), then a set
+# with a classic mistake (a target declared with spec.suspend, closed without --relabel: exit 1).
+if command -v kubectl >/dev/null; then
+  kubectl kustomize kustomize/examples/weekly >"$dir/weekly.yaml"
+  step build/windowctl check -f "$dir/weekly.yaml"
+fi
+step build/windowctl check -f tests/testdata/check/WC002-bad || true

@@ -6,11 +6,13 @@
 #include <csignal>
 #include <iostream>
 
+#include "check.h"
 #include "client.h"
 #include "commands.h"
 #include "config.h"
 #include "kinds.h"
 #include "log.h"
+#include "manifests.h"
 #include "output.h"
 #include "sync.h"
 #include "timefmt.h"
@@ -29,7 +31,7 @@ struct Flags {
   bool all = false, force = false, relabel = false, dry_run = false, wait = false, verbose = false;
   bool scheduled = false, fail_on_held = false;
   std::string override_for, at;
-  std::vector<std::string> windows, denies, freezes;
+  std::vector<std::string> windows, denies, freezes, files;
   int count = 5;
   std::string timeout = "5m", request_timeout = "30s", poll_interval = "1s", reason, reconcile;
   std::string output = "text", log_format = "text";
@@ -129,11 +131,17 @@ int run(int argc, char** argv) {
   add_schedule(status, false);
   status->add_flag("--fail-on-held", f.fail_on_held, "Exit 1 when a target is suspended by someone else (open would hold it)");
 
+  auto* check = app.add_subcommand("check", "Find setups where a window silently fails, in manifests (no cluster needed)");
+  check->add_option("-f,--filename", f.files, "Manifests: a YAML file, a directory (its *.yaml, *.yml) or - (stdin), repeatable")
+      ->type_name("PATH")
+      ->required();
+  check->add_option("-o,--output", f.output, "text or json")->check(CLI::IsMember({"text", "json"}));
+
   app.add_subcommand("version", "Print the version and commit");
 
-  const std::vector<std::string> commands = {"open", "close", "relabel", "adopt", "sync", "status", "schedule", "version"};
+  const std::vector<std::string> commands = {"open", "close", "relabel", "adopt", "sync", "status", "schedule", "check", "version"};
   if (argc > 1 && argv[1][0] != '-' && std::find(commands.begin(), commands.end(), argv[1]) == commands.end()) {
-    std::cerr << "windowctl: unknown command \"" << argv[1] << "\" (commands: open, close, adopt, relabel, sync, status, schedule, version)\n";
+    std::cerr << "windowctl: unknown command \"" << argv[1] << "\" (commands: open, close, adopt, relabel, sync, status, schedule, check, version)\n";
     return kExitUsage;
   }
   try {
@@ -152,6 +160,11 @@ int run(int argc, char** argv) {
 
   setup_logging(f.log_format == "json" ? LogFormat::kJson : LogFormat::kText, f.verbose);
   try {
+    if (cmd->get_name() == "check") {
+      auto findings = check_objects(parse_manifests(read_manifest_sources(f.files)), std::chrono::system_clock::now());
+      std::cout << render_findings(findings, f.output == "json");
+      return has_error(findings) ? kExitFailed : 0;
+    }
     Schedule schedule_flags = parse_schedule({f.windows, f.denies, f.freezes});
     if (cmd->get_name() == "schedule") {
       SysTime at = std::chrono::system_clock::now();

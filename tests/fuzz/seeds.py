@@ -317,6 +317,14 @@ for ns, version, selector, values in (("", "v1", "app=x,window in (rw)", ["apps-
     seed("targets", s)
 
 
+# --- manifests: the whole input is YAML (check's manifest sets, and a few odd shapes) ----------
+for path in sorted((pathlib.Path(__file__).resolve().parents[1] / "testdata" / "check").glob("*/*.yaml")):
+    seed("manifests", Seed().rest(path.read_bytes()))
+for text in ("kind: List\nitems:\n- kind: CronJob\n  spec: &s {suspend: yes}\n- {kind: Role, rules: *s}\n",
+             "---\n...\n---\nkind: A\nmetadata: {name: 3, labels: [x]}\n", "a: &a [*a]\n"):
+    seed("manifests", Seed().rest(text))
+
+
 def main():
     for target, inputs in SEEDS.items():
         out = ROOT / target

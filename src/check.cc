@@ -1,0 +1,330 @@
+#include "check.h"
+
+#include <algorithm>
+#include <tuple>
+
+#include "check_model.h"
+#include "config.h"
+#include "json_read.h"
+#include "output.h"
+#include "sync.h"
+#include "window.h"
+
+namespace windowctl {
+
+using nlohmann::json;
+using namespace std::chrono;
+
+namespace {
+
+// How many of the next windows the tick rules look at (all of the next year, up to this many).
+constexpr int kMaxWindows = 500;
+
+struct Checker {
+  const Manifests& m;
+  SysTime now;
+  std::vector<Finding> out;
+
+  void add(const char* id, const char* severity, const std::string& object, std::string message) {
+    out.push_back({id, severity, object, std::move(message)});
+  }
+
+  static std::string who(const std::string& key) { return key.substr(0, key.find('/')) + " " + key.substr(key.find('/') + 1); }
+
+  // WC001: dependsOn a windowed object from outside the window.
+  void depends_on() {
+    for (const json* obj : m.all) {
+      std::string kind = string_at(*obj, "kind");
+      if (kind != "Kustomization" && kind != "HelmRelease") continue;
+      std::string key = object_key(kind, namespace_of(*obj), name_of(*obj));
+      const json* spec = field(*obj, "spec");
+      const json* deps = spec ? field(*spec, "dependsOn") : nullptr;
+      if (m.windowed.count(key) || !deps || !deps->is_array()) continue;
+      for (const auto& d : *deps) {
+        std::string ns = string_at(d, "namespace");
+        std::string dep = object_key(kind, ns.empty() ? namespace_of(*obj) : ns, string_at(d, "name"));
+        if (!m.windowed.count(dep)) continue;
+        add("WC001", "error", key,
+            "depends on windowed " + who(dep) + ", so it stops reconciling whenever that window is closed: put it in the same window "
+            "(add it to the jobs' targets) or remove the dependsOn");
+      }
+    }
+  }
+
+  // WC002: a parent re-applies spec.suspend and undoes every close unless the target is relabelled.
+  void parent_undoes_close() {
+    for (const auto& job : m.jobs) {
+      if (!job.windowing() || job.relabel) continue;
+      for (const auto& target : job.targets) {
+        const json* obj = m.find(target);
+        const json* spec = obj ? field(*obj, "spec") : nullptr;
+        if (!spec || !field(*spec, "suspend")) continue;
+        if (label_or_annotation(*obj, "kustomize.toolkit.fluxcd.io/reconcile") == "disabled") continue;
+        add("WC002", "error", job.key,
+            "its target " + who(target) + " is applied with spec.suspend set, so the Kustomization that applies it undoes every close: "
+            "add --relabel to this job (or remove spec.suspend from that manifest)");
+      }
+    }
+  }
+
+  // WC003: the jobs are applied by a Kustomization that their window suspends.
+  void jobs_in_window() {
+    for (const auto& job : m.jobs) {
+      std::string parent = label_or_annotation(*job.object, "kustomize.toolkit.fluxcd.io/name");
+      if (parent.empty()) continue;
+      std::string ns = label_or_annotation(*job.object, "kustomize.toolkit.fluxcd.io/namespace");
+      std::string key = object_key("Kustomization", ns.empty() ? job.ns : ns, parent);
+      if (!m.windowed.count(key)) continue;
+      add("WC003", "warning", job.key,
+          "applied by " + who(key) + ", which a window suspends: changes to this job wait until the window opens; "
+          "apply the window jobs from a Kustomization that no window suspends");
+    }
+  }
+
+  static std::optional<TimeZone> zone_of(const WindowJob& job) {
+    try {
+      return job.time_zone.empty() ? TimeZone() : TimeZone::load(job.time_zone);
+    } catch (const ConfigError&) {
+      return std::nullopt;  // the API server refuses such a CronJob; nothing to check
+    }
+  }
+  static std::optional<CronSchedule> cron_of(const std::string& text) {
+    try {
+      auto c = parse_cron(text);
+      if (can_match(c)) return c;
+    } catch (const ConfigError&) {
+    }
+    return std::nullopt;
+  }
+
+  // WC004-WC006 for one schedule that a sync job follows.
+  void schedule_rules(const WindowJob& job, const Schedule& s, const std::string& object, const std::string& source) {
+    auto windows = next_windows(s, now, kMaxWindows);
+    if (windows.empty()) {
+      add("WC005", "error", object, "the window (" + source + ") never opens in the next year: fix its cron, or its --deny/--freeze");
+      return;
+    }
+    if (windows.size() == 1 && windows[0].starts_earlier && windows[0].ends_later) {
+      add("WC004", "error", object,
+          "the window (" + source + ") is always open (its duration covers its whole period): shorten the duration so that it closes");
+      return;
+    }
+    auto tick = cron_of(job.schedule);
+    auto zone = zone_of(job);
+    if (!tick || !zone) return;
+    int missed = 0;
+    std::optional<SysTime> first_missed;
+    for (const auto& w : windows) {
+      auto t = next_starts(*tick, *zone, w.start - seconds(1), 1);
+      if (!t.empty() && t.front() < w.end) continue;
+      ++missed;
+      if (!first_missed) first_missed = w.start;
+    }
+    std::string what = "the sync job's schedule \"" + job.schedule + "\"" + (job.time_zone.empty() ? "" : " in " + job.time_zone);
+    if (missed == static_cast<int>(windows.size())) {
+      add("WC005", "error", object,
+          "the window (" + source + ") never opens: " + what + " never runs while it is open; make the window longer than the "
+          "schedule's interval or run sync at the minutes the window opens");
+    } else if (missed > 0) {
+      add("WC006", "warning", object,
+          std::to_string(missed) + " of the next " + std::to_string(windows.size()) + " windows (" + source + ", first at " +
+              format_local(*first_missed, s.allow.front().zone) + ") pass without a run of " + what +
+              ", so they never open: make the window longer than the schedule's interval or align the two");
+    }
+  }
+
+  void sync_jobs() {
+    for (const auto& job : m.jobs) {
+      if (job.command != "sync" || job.suspended) continue;
+      Schedule flags;
+      try {
+        flags = parse_schedule({job.windows, job.denies, job.freezes});
+      } catch (const ConfigError& e) {
+        add("WC010", "error", job.key, std::string("every run fails: ") + e.what() + "; fix the expression in the job's args");
+        continue;
+      }
+      bool flags_used = false;
+      for (const auto& target : job.targets) {
+        const json* obj = m.find(target);
+        if (!obj || !label_or_annotation(*obj, kWindowAnnotation).size()) {
+          flags_used = true;
+          continue;
+        }
+        try {
+          if (auto s = schedule_for(*obj, flags)) schedule_rules(job, *s, target, std::string("annotation ") + kWindowAnnotation);
+        } catch (const ConfigError& e) {
+          add("WC010", "error", target, std::string("sync fails on it: ") + e.what() + "; fix the annotation");
+        }
+      }
+      if ((flags_used || job.targets.empty()) && !flags.allow.empty()) schedule_rules(job, flags, job.key, "--window");
+    }
+  }
+
+  // WC007/WC008: an open job and a close job with the same targets make one window.
+  void pairs() {
+    auto same_targets = [](const WindowJob& a, const WindowJob& b) {
+      return std::tie(a.kind, a.target_ns, a.targets, a.selector, a.has_selector, a.all) ==
+             std::tie(b.kind, b.target_ns, b.targets, b.selector, b.has_selector, b.all);
+    };
+    for (const auto& open : m.jobs) {
+      if (open.command != "open" || open.suspended) continue;
+      for (const auto& close : m.jobs) {
+        if (close.command != "close" || close.suspended || !same_targets(open, close)) continue;
+        if (open.time_zone != close.time_zone) {
+          add("WC007", "error", close.key,
+              "spec.timeZone \"" + close.time_zone + "\" differs from \"" + open.time_zone + "\" of its open job " + open.key +
+                  ": set the same timeZone on both");
+          continue;
+        }
+        pair_schedules(open, close);
+      }
+    }
+  }
+
+  void pair_schedules(const WindowJob& open, const WindowJob& close) {
+    auto zone = zone_of(open);
+    std::optional<CronSchedule> oc, cc;
+    try {
+      oc = parse_cron(open.schedule);
+      cc = parse_cron(close.schedule);
+    } catch (const ConfigError&) {
+      return;  // not the cron dialect windowctl knows; the API server has the final say
+    }
+    if (!zone) return;
+    auto opens = next_starts(*oc, *zone, now, kMaxWindows);
+    if (opens.empty()) {
+      add("WC005", "error", open.key, "its schedule \"" + open.schedule + "\" never runs, so the window never opens: fix the schedule");
+      return;
+    }
+    auto after = next_starts(*cc, *zone, opens.front(), 1);
+    if (after.empty()) {
+      add("WC008", "error", close.key,
+          "its schedule \"" + close.schedule + "\" never runs after its open job " + open.key + ", so the window never closes: fix the schedule");
+      return;
+    }
+    for (auto o : opens) {
+      auto c = next_starts(*cc, *zone, o - seconds(1), 1);
+      if (!c.empty() && c.front() == o) {
+        add("WC008", "error", close.key,
+            "runs at the same minute as its open job " + open.key + " (" + format_local(o, *zone) +
+                "), in no defined order: move the close or the open");
+        return;
+      }
+    }
+  }
+
+  // WC009: the bound Role(s) must let each job get and patch its targets, and list to select.
+  void rbac() {
+    for (const auto& job : m.jobs) {
+      if (job.kind.empty()) {
+        add("WC010", "error", job.key, "every run fails: unknown --kind \"" + job.kind_arg + "\"; use Kustomization or HelmRelease");
+        continue;
+      }
+      std::set<std::string> namespaces{job.target_ns};
+      for (const auto& t : job.targets) namespaces.insert(t.substr(t.find('/') + 1, t.rfind('/') - t.find('/') - 1));
+      for (const auto& ns : namespaces) rbac_in(job, ns);
+    }
+  }
+
+  void rbac_in(const WindowJob& job, const std::string& ns) {
+    std::vector<const json*> roles;
+    std::string role_names;
+    for (const json* b : m.all) {
+      if (string_at(*b, "kind") != "RoleBinding" || namespace_of(*b) != ns) continue;
+      const json* subjects = field(*b, "subjects");
+      bool bound = false;
+      for (const auto& s : subjects && subjects->is_array() ? *subjects : json::array()) {
+        std::string sns = string_at(s, "namespace");
+        bound |= string_at(s, "kind") == "ServiceAccount" && string_at(s, "name") == job.service_account &&
+                 (sns.empty() ? ns : sns) == job.ns;
+      }
+      const json* ref = field(*b, "roleRef");
+      if (!bound || !ref) continue;
+      std::string kind = string_at(*ref, "kind");
+      const json* role = m.find(object_key(kind, kind == "Role" ? ns : "", string_at(*ref, "name")));
+      if (!role) return;  // bound to a role not in the input: it may grant anything
+      roles.push_back(role);
+      role_names += (role_names.empty() ? "" : ", ") + kind + " " + string_at(*ref, "name");
+    }
+    if (roles.empty()) return;  // granted some other way (ClusterRoleBinding, another input)
+    const KindAdapter* kind = find_kind(job.kind);
+    std::string group(kind->group), plural(kind->plural);
+    // verb -> names granted; "" in the set: every name.
+    auto granted = [&](const std::string& verb) {
+      std::set<std::string> names;
+      for (const json* role : roles) {
+        const json* rules = field(*role, "rules");
+        for (const auto& r : rules && rules->is_array() ? *rules : json::array()) {
+          auto has = [&](const char* list, const std::string& v) {
+            const json* l = field(r, list);
+            if (!l || !l->is_array()) return false;
+            return std::any_of(l->begin(), l->end(), [&](const json& x) { return x.is_string() && (x == v || x == "*"); });
+          };
+          if (!has("apiGroups", group) || !has("resources", plural) || !has("verbs", verb)) continue;
+          const json* rn = field(r, "resourceNames");
+          if (!rn || !rn->is_array() || rn->empty()) names.insert("");
+          for (const auto& n : rn && rn->is_array() ? *rn : json::array()) if (n.is_string()) names.insert(n.get<std::string>());
+        }
+      }
+      return names;
+    };
+    std::string missing;
+    for (const char* verb : {"get", "patch"}) {
+      auto names = granted(verb);
+      if (names.count("")) continue;
+      for (const auto& t : job.targets) {
+        std::string prefix = job.kind + "/" + ns + "/";
+        if (!t.starts_with(prefix)) continue;
+        std::string n = t.substr(prefix.size());
+        if (!names.count(n) && missing.find(" " + n + ",") == std::string::npos) missing += " " + n + ",";
+      }
+    }
+    std::string subject = "ServiceAccount " + job.ns + "/" + job.service_account;
+    if (!missing.empty()) {
+      missing.pop_back();
+      add("WC009", "error", job.key,
+          role_names + " in " + ns + " (bound to " + subject + ") does not grant get and patch on " + plural + " named" + missing +
+              ": add them to resourceNames (or drop resourceNames)");
+    }
+    if ((job.has_selector || job.all) && ns == job.target_ns && !granted("list").count("")) {
+      add("WC009", "error", job.key,
+          role_names + " in " + ns + " (bound to " + subject + ") does not grant list on " + plural +
+              " without resourceNames, which -l/--all needs: add a list rule (components/selectors)");
+    }
+  }
+};
+
+}  // namespace
+
+std::vector<Finding> check_objects(const std::vector<json>& objects, SysTime now) {
+  Manifests m = index_manifests(objects);
+  Checker c{m, now, {}};
+  c.depends_on();
+  c.parent_undoes_close();
+  c.jobs_in_window();
+  c.sync_jobs();
+  c.pairs();
+  c.rbac();
+  std::sort(c.out.begin(), c.out.end(), [](const Finding& a, const Finding& b) {
+    return std::tie(a.object, a.id, a.message) < std::tie(b.object, b.id, b.message);
+  });
+  c.out.erase(std::unique(c.out.begin(), c.out.end()), c.out.end());
+  return c.out;
+}
+
+bool has_error(const std::vector<Finding>& findings) {
+  return std::any_of(findings.begin(), findings.end(), [](const Finding& f) { return f.severity == "error"; });
+}
+
+std::string render_findings(const std::vector<Finding>& findings, bool as_json) {
+  if (as_json) {
+    json list = json::array();
+    for (const auto& f : findings) list.push_back({{"id", f.id}, {"severity", f.severity}, {"object", f.object}, {"message", f.message}});
+    return json{{"findings", list}}.dump(2) + "\n";
+  }
+  std::string out;
+  for (const auto& f : findings) out += f.severity + " " + f.id + " " + printable(f.object) + ": " + printable(f.message, 4096) + "\n";
+  return out;
+}
+
+}  // namespace windowctl

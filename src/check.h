@@ -1,0 +1,38 @@
+// `windowctl check`: rules that catch setups where a reconciliation window silently fails,
+// computed from manifests alone (manifests.h reads them). Pure apart from reading the zoneinfo
+// files that windows and CronJob time zones name.
+//
+// Rule ids are stable: scripts may filter on them; a retired id is never reused. README.md,
+// "windowctl check", has the table. A window job is a CronJob whose container runs windowctl
+// open, close or sync; its targets are the objects its args name, or those its -l/--all select
+// among the input's objects of its --kind in its namespace (-n, else FLUX_SYSTEM_NAMESPACE, else
+// flux-system). A target is windowed when a close or sync job that is not suspended acts on it.
+#pragma once
+
+#include <nlohmann/json.hpp>
+#include <string>
+#include <vector>
+
+#include "timefmt.h"
+
+namespace windowctl {
+
+struct Finding {
+  std::string id;        // WC001...
+  std::string severity;  // error or warning
+  std::string object;    // Kind/namespace/name (Kind/name when cluster-scoped)
+  std::string message;   // what is wrong and what to change, one line
+  bool operator==(const Finding&) const = default;
+};
+
+// Findings sorted by object, then id, then message. `now` anchors the schedule rules, which look
+// about a year ahead.
+std::vector<Finding> check_objects(const std::vector<nlohmann::json>& objects, SysTime now);
+
+bool has_error(const std::vector<Finding>& findings);
+
+// Text: "error WC001 Kustomization/flux-system/apps: ..." one line each (nothing when clean);
+// JSON: {"findings":[{"id","severity","object","message"}...]}.
+std::string render_findings(const std::vector<Finding>& findings, bool json);
+
+}  // namespace windowctl

@@ -1,0 +1,201 @@
+#include "check.h"
+
+#include <doctest/doctest.h>
+
+#include "check_model.h"
+#include "timefmt.h"
+
+using namespace windowctl;
+using nlohmann::json;
+
+namespace {
+
+SysTime at(const char* text) { return *parse_rfc3339(text); }
+const SysTime kNow = at("2026-01-05T00:00:00Z");  // a Monday
+
+json cronjob(const std::string& name, std::vector<std::string> args, const std::string& schedule = "0 8 * * 1",
+             const std::string& zone = "Europe/Zurich", bool suspend = false) {
+  json c = {{"name", "windowctl"}, {"image", "registry.example.com/windowctl:1"}, {"args", args},
+            {"env", {{{"name", "FLUX_SYSTEM_NAMESPACE"}, {"valueFrom", {{"fieldRef", {{"fieldPath", "metadata.namespace"}}}}}}}}};
+  json pod = {{"serviceAccountName", "windowctl"}, {"containers", json::array({c})}};
+  json job_template = {{"spec", {{"template", {{"spec", pod}}}}}};
+  json spec = {{"schedule", schedule}, {"suspend", suspend}, {"jobTemplate", job_template}};
+  if (!zone.empty()) spec["timeZone"] = zone;
+  return {{"apiVersion", "batch/v1"}, {"kind", "CronJob"}, {"metadata", {{"name", name}, {"namespace", "flux-system"}}}, {"spec", spec}};
+}
+
+json ks(const std::string& name, json spec = json::object(), json labels = json::object()) {
+  return {{"apiVersion", "kustomize.toolkit.fluxcd.io/v1"}, {"kind", "Kustomization"},
+          {"metadata", {{"name", name}, {"namespace", "flux-system"}, {"labels", labels}}}, {"spec", spec}};
+}
+
+json role(json rules) {
+  json binding = {{"kind", "RoleBinding"}, {"metadata", {{"name", "windowctl"}, {"namespace", "flux-system"}}},
+                  {"roleRef", {{"apiGroup", "rbac.authorization.k8s.io"}, {"kind", "Role"}, {"name", "windowctl"}}},
+                  {"subjects", {{{"kind", "ServiceAccount"}, {"name", "windowctl"}, {"namespace", "flux-system"}}}}};
+  json r = {{"kind", "Role"}, {"metadata", {{"name", "windowctl"}, {"namespace", "flux-system"}}}, {"rules", rules}};
+  return json::array({binding, r});
+}
+
+std::vector<json> objs(std::initializer_list<json> list) {
+  std::vector<json> out;
+  for (const auto& j : list) {
+    if (j.is_array()) {
+      for (const auto& x : j) out.push_back(x);
+    } else {
+      out.push_back(j);
+    }
+  }
+  return out;
+}
+
+std::vector<std::string> ids(const std::vector<Finding>& fs) {
+  std::vector<std::string> out;
+  for (const auto& f : fs) out.push_back(f.id + " " + f.object);
+  return out;
+}
+
+const std::vector<std::string> kClose = {"close", "--kustomizations", "apps", "--scheduled"};
+const std::vector<std::string> kOpen = {"open", "--kustomizations", "apps", "--scheduled"};
+
+}  // namespace
+
+TEST_CASE("check: a sound weekly window has no findings") {
+  auto fs = check_objects(objs({cronjob("open", kOpen, "0 8 * * 1"), cronjob("close", kClose, "0 17 * * 4"), ks("apps"),
+                                ks("infra"), cronjob("emergency", {"open", "--kustomizations", "apps", "--for", "2h"}, "0 0 31 2 *", "Etc/UTC", true)}),
+                          kNow);
+  CHECK(fs.empty());
+  CHECK(!has_error(fs));
+  CHECK(render_findings(fs, false).empty());
+  CHECK(render_findings(fs, true) == "{\n  \"findings\": []\n}\n");
+}
+
+TEST_CASE("check model: args, namespaces and selectors") {
+  auto m = index_manifests(objs({cronjob("c", {"close", "--kustomizations=a, other/b", "-nteam", "--relabel", "--reason", "--all"}),
+                                 cronjob("s", {"sync", "-l", "tier in (rw),!frozen", "--kind", "hr", "--window", "0 8 * * * for 1h"}),
+                                 cronjob("x", {"schedule", "--window", "0 8 * * * for 1h"}),
+                                 {{"kind", "HelmRelease"}, {"metadata", {{"name", "h1"}, {"namespace", "flux-system"}, {"labels", {{"tier", "rw"}}}}}},
+                                 {{"kind", "HelmRelease"}, {"metadata", {{"name", "h2"}, {"namespace", "flux-system"}, {"labels", {{"tier", "rw"}, {"frozen", "y"}}}}}},
+                                 {{"kind", "HelmRelease"}, {"metadata", {{"name", "h3"}, {"namespace", "other"}, {"labels", {{"tier", "rw"}}}}}}}));
+  REQUIRE(m.jobs.size() == 2);
+  CHECK(m.jobs[0].relabel);
+  CHECK(!m.jobs[0].all);  // "--all" was the value of --reason
+  CHECK(m.jobs[0].targets == std::set<std::string>{"Kustomization/team/a", "Kustomization/other/b"});
+  CHECK(m.jobs[1].kind == "HelmRelease");
+  CHECK(m.jobs[1].targets == std::set<std::string>{"HelmRelease/flux-system/h1"});
+  CHECK(m.windowed.size() == 3);
+  CHECK(selector_matches("a=b,c", {{"a", "b"}, {"c", ""}}) == true);
+  CHECK(selector_matches("a==b", {{"a", "c"}}) == false);
+  CHECK(selector_matches("a!=b", json::object()) == true);
+  CHECK(selector_matches("a notin (x, y)", {{"a", "y"}}) == false);
+  CHECK(selector_matches("", json::object()) == true);
+  CHECK(!selector_matches("a in (x", json::object()));
+  CHECK(!selector_matches("a,,b", json::object()));
+}
+
+TEST_CASE("WC001: a Kustomization outside the window depends on one inside") {
+  auto triggering = objs({cronjob("open", kOpen), cronjob("close", kClose, "0 17 * * 4"), ks("apps"),
+                          ks("web", {{"dependsOn", {{{"name", "apps"}}}}})});
+  CHECK(ids(check_objects(triggering, kNow)) == std::vector<std::string>{"WC001 Kustomization/flux-system/web"});
+  // In the window itself, or depending on something else, or in another namespace: fine.
+  auto clean = objs({cronjob("open", {"open", "--kustomizations", "apps,web"}), cronjob("close", {"close", "--kustomizations", "apps,web"}, "0 17 * * 4"),
+                     ks("apps"), ks("web", {{"dependsOn", {{{"name", "apps"}}}}}),
+                     ks("x", {{"dependsOn", {{{"name", "apps"}, {"namespace", "other"}}, {{"name", "infra"}}}}})});
+  CHECK(check_objects(clean, kNow).empty());
+}
+
+TEST_CASE("WC002: a target applied with spec.suspend needs --relabel") {
+  auto triggering = objs({cronjob("open", kOpen), cronjob("close", kClose, "0 17 * * 4"), ks("apps", {{"suspend", false}})});
+  auto fs = check_objects(triggering, kNow);
+  CHECK(ids(fs) == std::vector<std::string>{"WC002 CronJob/flux-system/close"});
+  CHECK(fs[0].severity == "error");
+  CHECK(fs[0].message.find("--relabel") != std::string::npos);
+  auto relabel = kClose;
+  relabel.push_back("--relabel");
+  CHECK(check_objects(objs({cronjob("open", kOpen), cronjob("close", relabel, "0 17 * * 4"), ks("apps", {{"suspend", false}})}), kNow).empty());
+  CHECK(check_objects(objs({cronjob("open", kOpen), cronjob("close", kClose, "0 17 * * 4"), ks("apps", {{"interval", "10m"}})}), kNow).empty());
+}
+
+TEST_CASE("WC003: window jobs applied by a Kustomization their window suspends (a warning)") {
+  auto job = cronjob("close", kClose, "0 17 * * 4");
+  job["metadata"]["labels"] = {{"kustomize.toolkit.fluxcd.io/name", "apps"}, {"kustomize.toolkit.fluxcd.io/namespace", "flux-system"}};
+  auto fs = check_objects(objs({cronjob("open", kOpen), job}), kNow);
+  CHECK(ids(fs) == std::vector<std::string>{"WC003 CronJob/flux-system/close"});
+  CHECK(fs[0].severity == "warning");
+  CHECK(!has_error(fs));
+  job["metadata"]["labels"]["kustomize.toolkit.fluxcd.io/name"] = "flux-system";
+  CHECK(check_objects(objs({cronjob("open", kOpen), job}), kNow).empty());
+}
+
+TEST_CASE("WC004/WC005/WC006: sync windows against the sync job's tick") {
+  auto sync = [](const std::string& window, const std::string& tick = "*/5 * * * *") {
+    return check_objects(objs({cronjob("sync", {"sync", "--kustomizations", "apps", "--window", window}, tick, "Etc/UTC")}), kNow);
+  };
+  CHECK(sync("0 8 * * MON for 81h in Europe/Zurich").empty());
+  CHECK(sync("7 * * * * for 5m").empty());  // :07-:12 holds :10
+  CHECK(ids(sync("0 * * * * for 1h")) == std::vector<std::string>{"WC004 CronJob/flux-system/sync"});
+  CHECK(ids(sync("0 0 30 2 * for 1h")) == std::vector<std::string>{"WC005 CronJob/flux-system/sync"});
+  auto missed = sync("7 * * * * for 3m");  // :07-:10 never holds a multiple of 5
+  CHECK(ids(missed) == std::vector<std::string>{"WC005 CronJob/flux-system/sync"});
+  CHECK(missed[0].message.find("never runs while it is open") != std::string::npos);
+  // Daily at 08:07 for 3m, but on Mondays at 08:00: only the Monday windows are caught.
+  auto some = check_objects(
+      objs({cronjob("sync", {"sync", "--all", "--window", "7 8 * * * for 3m", "--window", "0 8 * * MON for 3m"}, "*/5 * * * *", "")}), kNow);
+  CHECK(ids(some) == std::vector<std::string>{"WC006 CronJob/flux-system/sync"});
+  CHECK(some[0].severity == "warning");
+  // A suspended sync job is not checked; an invalid window is.
+  CHECK(check_objects(objs({cronjob("sync", {"sync", "--all", "--window", "7 * * * * for 3m"}, "*/5 * * * *", "", true)}), kNow).empty());
+  CHECK(ids(sync("0 8 * * * for 1x")) == std::vector<std::string>{"WC010 CronJob/flux-system/sync"});
+  // A target's own window annotation replaces the flags for it.
+  auto annotated = ks("apps");
+  annotated["metadata"]["annotations"] = {{"windowctl.io/window", "7 * * * * for 3m"}};
+  auto fs = check_objects(objs({cronjob("sync", {"sync", "--kustomizations", "apps", "--window", "0 8 * * * for 1h"}, "*/5 * * * *", ""), annotated}), kNow);
+  CHECK(ids(fs) == std::vector<std::string>{"WC005 Kustomization/flux-system/apps"});
+}
+
+TEST_CASE("WC007/WC008: an open/close pair") {
+  CHECK(ids(check_objects(objs({cronjob("open", kOpen, "0 8 * * 1"), cronjob("close", kClose, "0 17 * * 4", "Etc/UTC")}), kNow)) ==
+        std::vector<std::string>{"WC007 CronJob/flux-system/close"});
+  CHECK(ids(check_objects(objs({cronjob("open", kOpen, "0 8 * * 1", ""), cronjob("close", kClose, "0 17 * * 4", "")}), kNow)).empty());
+  CHECK(ids(check_objects(objs({cronjob("open", kOpen, "0 8 * * 1"), cronjob("close", kClose, "0 8 * * *")}), kNow)) ==
+        std::vector<std::string>{"WC008 CronJob/flux-system/close"});
+  CHECK(ids(check_objects(objs({cronjob("open", kOpen, "0 8 * * 1"), cronjob("close", kClose, "0 0 31 2 *")}), kNow)) ==
+        std::vector<std::string>{"WC008 CronJob/flux-system/close"});
+  CHECK(ids(check_objects(objs({cronjob("open", kOpen, "0 0 30 2 *"), cronjob("close", kClose, "0 17 * * 4")}), kNow)) ==
+        std::vector<std::string>{"WC005 CronJob/flux-system/open"});
+  // Different targets are different windows.
+  auto other = kClose;
+  other[2] = "batch";
+  CHECK(check_objects(objs({cronjob("open", kOpen, "0 8 * * 1"), cronjob("close", other, "0 8 * * 1", "Etc/UTC")}), kNow).empty());
+}
+
+TEST_CASE("WC009: the bound Role must cover the targets") {
+  json pinned = {{{"apiGroups", {"kustomize.toolkit.fluxcd.io"}}, {"resources", {"kustomizations"}}, {"resourceNames", {"apps"}}, {"verbs", {"get", "patch"}}}};
+  auto two = [](const std::string& names) {
+    return std::vector<std::string>{"close", "--kustomizations", names};
+  };
+  CHECK(check_objects(objs({cronjob("close", two("apps"), "0 17 * * 4"), role(pinned)}), kNow).empty());
+  auto fs = check_objects(objs({cronjob("close", two("apps,web"), "0 17 * * 4"), role(pinned)}), kNow);
+  REQUIRE(ids(fs) == std::vector<std::string>{"WC009 CronJob/flux-system/close"});
+  CHECK(fs[0].message.find("named web:") != std::string::npos);
+  json open = {{{"apiGroups", {"*"}}, {"resources", {"kustomizations"}}, {"verbs", {"get", "patch"}}}};
+  CHECK(check_objects(objs({cronjob("close", two("apps,web"), "0 17 * * 4"), role(open)}), kNow).empty());
+  // Selecting needs list without resourceNames.
+  CHECK(ids(check_objects(objs({cronjob("close", {"close", "--all"}, "0 17 * * 4"), role(open)}), kNow)) ==
+        std::vector<std::string>{"WC009 CronJob/flux-system/close"});
+  open[0]["verbs"].push_back("list");
+  CHECK(check_objects(objs({cronjob("close", {"close", "--all"}, "0 17 * * 4"), role(open)}), kNow).empty());
+  // No binding in the input, or a bound role that is not: nothing to say.
+  CHECK(check_objects(objs({cronjob("close", two("apps,web"), "0 17 * * 4")}), kNow).empty());
+  auto binding_only = role(pinned);
+  binding_only.erase(1);
+  CHECK(check_objects(objs({cronjob("close", two("apps,web"), "0 17 * * 4"), binding_only}), kNow).empty());
+}
+
+TEST_CASE("check output: text and JSON") {
+  std::vector<Finding> fs = {{"WC003", "warning", "CronJob/ns/a", "x\ny"}, {"WC001", "error", "Kustomization/ns/b", "m"}};
+  CHECK(has_error(fs));
+  CHECK(render_findings(fs, false) == "warning WC003 CronJob/ns/a: x y\nerror WC001 Kustomization/ns/b: m\n");
+  auto j = json::parse(render_findings(fs, true));
+  CHECK(j["findings"][1] == json{{"id", "WC001"}, {"severity", "error"}, {"object", "Kustomization/ns/b"}, {"message", "m"}});
+}

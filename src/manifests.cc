@@ -1,0 +1,186 @@
+#include "manifests.h"
+
+#include <yaml-cpp/yaml.h>
+
+#include <algorithm>
+#include <cerrno>
+#include <charconv>
+#include <cstdio>
+#include <cstring>
+#include <filesystem>
+#include <fstream>
+#include <iostream>
+
+#include "config.h"
+#include "json_read.h"
+#include "utf8.h"
+
+namespace windowctl {
+
+using nlohmann::json;
+namespace fs = std::filesystem;
+
+namespace {
+
+// Nodes after aliases are expanded, over all documents: a few hundred per object, so this is
+// thousands of objects more than any cluster has, and it stops an alias bomb early.
+constexpr std::size_t kMaxNodes = 4u << 20;
+
+std::string too_big() {
+  return "the manifests are larger than " + std::to_string(kMaxManifestBytes >> 20) + " MiB in total";
+}
+
+void append_stream(std::istream& in, const std::string& name, std::string& out, std::size_t& total) {
+  char buf[65536];
+  while (in) {
+    in.read(buf, sizeof buf);
+    auto n = static_cast<std::size_t>(in.gcount());
+    if (n > kMaxManifestBytes - total) throw ConfigError(too_big());
+    out.append(buf, n);
+    total += n;
+  }
+  if (in.bad()) throw ConfigError("cannot read " + name);
+}
+
+void read_file(const std::string& path, std::vector<ManifestSource>& out, std::size_t& total) {
+  std::ifstream in(path, std::ios::binary);
+  if (!in) throw ConfigError("cannot read " + path + ": " + std::strerror(errno));
+  ManifestSource s{path, {}};
+  append_stream(in, path, s.text, total);
+  out.push_back(std::move(s));
+}
+
+bool is_yaml_name(const fs::path& p) {
+  auto ext = p.extension().string();
+  return ext == ".yaml" || ext == ".yml";
+}
+
+void read_dir(const std::string& dir, std::vector<ManifestSource>& out, std::size_t& total) {
+  std::vector<std::string> files;
+  std::error_code ec;
+  fs::recursive_directory_iterator it(dir, ec), end;
+  for (; !ec && it != end; it.increment(ec)) {
+    const auto name = it->path().filename().string();
+    if (name.starts_with(".")) {  // .git and editor files
+      if (it->is_directory(ec)) it.disable_recursion_pending();
+      continue;
+    }
+    if (is_yaml_name(it->path()) && it->is_regular_file(ec)) files.push_back(it->path().string());
+  }
+  if (ec) throw ConfigError("cannot read directory " + dir + ": " + ec.message());
+  std::sort(files.begin(), files.end());
+  for (const auto& f : files) read_file(f, out, total);
+}
+
+// Plain scalars as Kubernetes' YAML reader (go-yaml v2, YAML 1.1) types them, as far as the
+// rules care: booleans, null and integers. Everything else stays a string.
+json scalar(const YAML::Node& node) {
+  const std::string& v = node.Scalar();
+  if (node.Tag() != "?") return v;  // quoted or explicitly tagged: as written
+  static const char* const kTrue[] = {"true", "True", "TRUE", "yes", "Yes", "YES", "on", "On", "ON", "y", "Y"};
+  static const char* const kFalse[] = {"false", "False", "FALSE", "no", "No", "NO", "off", "Off", "OFF", "n", "N"};
+  for (const char* t : kTrue) if (v == t) return true;
+  for (const char* f : kFalse) if (v == f) return false;
+  if (v.empty() || v == "~" || v == "null" || v == "Null" || v == "NULL") return nullptr;
+  long long n = 0;
+  const char* b = v.data() + (v.front() == '+' ? 1 : 0);
+  auto [p, err] = std::from_chars(b, v.data() + v.size(), n);
+  if (err == std::errc() && p == v.data() + v.size() && b != p) return n;
+  return v;
+}
+
+struct Converter {
+  std::size_t nodes = 0;
+
+  json operator()(const YAML::Node& node, int depth) {
+    if (++nodes > kMaxNodes) throw ConfigError("expands to more than " + std::to_string(kMaxNodes) + " YAML nodes (aliases?)");
+    if (depth > kMaxJsonDepth) throw ConfigError("nests deeper than " + std::to_string(kMaxJsonDepth) + " levels");
+    switch (node.Type()) {
+      case YAML::NodeType::Scalar:
+        return scalar(node);
+      case YAML::NodeType::Sequence: {
+        json out = json::array();
+        for (const auto& item : node) out.push_back((*this)(item, depth + 1));
+        return out;
+      }
+      case YAML::NodeType::Map: {
+        json out = json::object();
+        for (const auto& kv : node) {
+          if (!kv.first.IsScalar()) throw ConfigError("has a key that is not a string");
+          out[kv.first.Scalar()] = (*this)(kv.second, depth + 1);
+        }
+        return out;
+      }
+      default:
+        return nullptr;
+    }
+  }
+};
+
+void add_object(json obj, const std::string& where, std::vector<json>& out) {
+  if (!obj.is_object()) throw ConfigError(where + " is not a Kubernetes object (a YAML mapping)");
+  const std::string kind = string_at(obj, "kind");
+  if (kind.empty()) throw ConfigError(where + " has no kind");
+  if (kind.ends_with("List") && obj.contains("items")) {
+    json& items = obj["items"];
+    if (!items.is_array()) throw ConfigError(where + ": items of the " + kind + " is not a list");
+    for (std::size_t i = 0; i < items.size(); ++i) {
+      add_object(std::move(items[i]), where + ", item " + std::to_string(i + 1), out);
+    }
+    return;
+  }
+  out.push_back(std::move(obj));
+}
+
+}  // namespace
+
+std::vector<ManifestSource> read_manifest_sources(const std::vector<std::string>& args) {
+  std::vector<ManifestSource> out;
+  std::size_t total = 0;
+  for (const auto& a : args) {
+    if (a == "-") {
+      ManifestSource s{"-", {}};
+      append_stream(std::cin, "stdin", s.text, total);
+      out.push_back(std::move(s));
+      continue;
+    }
+    std::error_code ec;
+    auto st = fs::status(a, ec);
+    if (ec || !fs::exists(st)) throw ConfigError("cannot read " + a + ": no such file or directory");
+    if (fs::is_directory(st)) {
+      read_dir(a, out, total);
+    } else {
+      read_file(a, out, total);
+    }
+  }
+  return out;
+}
+
+std::vector<json> parse_manifests(const std::vector<ManifestSource>& sources) {
+  std::vector<json> out;
+  Converter convert;
+  for (const auto& src : sources) {
+    if (!valid_utf8(src.text)) throw ConfigError(src.name + " is not valid UTF-8");
+    std::vector<YAML::Node> docs;
+    try {
+      docs = YAML::LoadAll(src.text);
+    } catch (const YAML::Exception& e) {
+      throw ConfigError(src.name + ": invalid YAML at line " + std::to_string(e.mark.line + 1) + ": " + e.msg);
+    }
+    for (std::size_t i = 0; i < docs.size(); ++i) {
+      const std::string where = src.name + ", document " + std::to_string(i + 1);
+      if (!docs[i] || docs[i].IsNull()) continue;
+      try {
+        add_object(convert(docs[i], 0), where, out);
+      } catch (const ConfigError& e) {
+        if (std::string_view(e.what()).starts_with(where)) throw;
+        throw ConfigError(where + " " + e.what());
+      } catch (const YAML::Exception& e) {
+        throw ConfigError(where + ": " + e.msg);
+      }
+    }
+  }
+  return out;
+}
+
+}  // namespace windowctl
