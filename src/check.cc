@@ -1,6 +1,8 @@
 #include "check.h"
 
 #include <algorithm>
+#include <iterator>
+#include <map>
 #include <tuple>
 
 #include "check_model.h"
@@ -88,13 +90,24 @@ struct Checker {
       return std::nullopt;  // the API server refuses such a CronJob; nothing to check
     }
   }
-  static std::optional<CronSchedule> cron_of(const std::string& text) {
+  // A job's next runs, computed once however many pairs it is in.
+  struct Runs {
+    TimeZone zone;
+    CronSchedule cron;
+    std::vector<SysTime> next;  // at most kMaxWindows
+  };
+  std::map<const WindowJob*, std::optional<Runs>> runs_;
+  const std::optional<Runs>& runs(const WindowJob& job) {
+    auto [it, fresh] = runs_.try_emplace(&job);
+    if (!fresh) return it->second;
+    auto zone = zone_of(job);
     try {
-      auto c = parse_cron(text);
-      if (can_match(c)) return c;
+      auto cron = parse_cron(job.schedule);
+      if (zone) it->second = Runs{*zone, cron, next_starts(cron, *zone, now, kMaxWindows)};
     } catch (const ConfigError&) {
+      // Not the cron dialect windowctl knows; the API server has the final say.
     }
-    return std::nullopt;
+    return it->second;
   }
 
   // WC004-WC006 for one schedule that a sync job follows.
@@ -109,13 +122,12 @@ struct Checker {
           "the window (" + source + ") is always open (its duration covers its whole period): shorten the duration so that it closes");
       return;
     }
-    auto tick = cron_of(job.schedule);
-    auto zone = zone_of(job);
-    if (!tick || !zone) return;
+    const auto& tick = runs(job);
+    if (!tick) return;
     int missed = 0;
     std::optional<SysTime> first_missed;
     for (const auto& w : windows) {
-      auto t = next_starts(*tick, *zone, w.start - seconds(1), 1);
+      auto t = next_starts(tick->cron, tick->zone, w.start - seconds(1), 1);
       if (!t.empty() && t.front() < w.end) continue;
       ++missed;
       if (!first_missed) first_missed = w.start;
@@ -182,34 +194,25 @@ struct Checker {
   }
 
   void pair_schedules(const WindowJob& open, const WindowJob& close) {
-    auto zone = zone_of(open);
-    std::optional<CronSchedule> oc, cc;
-    try {
-      oc = parse_cron(open.schedule);
-      cc = parse_cron(close.schedule);
-    } catch (const ConfigError&) {
-      return;  // not the cron dialect windowctl knows; the API server has the final say
-    }
-    if (!zone) return;
-    auto opens = next_starts(*oc, *zone, now, kMaxWindows);
-    if (opens.empty()) {
+    const auto& o = runs(open);
+    const auto& c = runs(close);
+    if (!o || !c) return;
+    if (o->next.empty()) {
       add("WC005", "error", open.key, "its schedule \"" + open.schedule + "\" never runs, so the window never opens: fix the schedule");
       return;
     }
-    auto after = next_starts(*cc, *zone, opens.front(), 1);
-    if (after.empty()) {
+    if (next_starts(c->cron, c->zone, o->next.front(), 1).empty()) {
       add("WC008", "error", close.key,
           "its schedule \"" + close.schedule + "\" never runs after its open job " + open.key + ", so the window never closes: fix the schedule");
       return;
     }
-    for (auto o : opens) {
-      auto c = next_starts(*cc, *zone, o - seconds(1), 1);
-      if (!c.empty() && c.front() == o) {
-        add("WC008", "error", close.key,
-            "runs at the same minute as its open job " + open.key + " (" + format_local(o, *zone) +
-                "), in no defined order: move the close or the open");
-        return;
-      }
+    // Both lists start now, so a common run before the end of either is in both.
+    std::vector<SysTime> both;
+    std::set_intersection(o->next.begin(), o->next.end(), c->next.begin(), c->next.end(), std::back_inserter(both));
+    if (!both.empty()) {
+      add("WC008", "error", close.key,
+          "runs at the same minute as its open job " + open.key + " (" + format_local(both.front(), o->zone) +
+              "), in no defined order: move the close or the open");
     }
   }
 
