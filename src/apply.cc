@@ -16,6 +16,18 @@ using nlohmann::json;
 
 namespace {
 
+// What an Alert shows as the change, from what was done.
+const char* window_word(Outcome outcome) {
+  switch (outcome) {
+    case Outcome::kOpened: return "opened";
+    case Outcome::kClosed: return "closed";
+    case Outcome::kHeld: return "held";
+    case Outcome::kRelabeled: return "relabeled";
+    case Outcome::kAdopted: return "adopted";
+    default: return "unchanged";
+  }
+}
+
 std::string hostname() {
   char buf[256] = {};
   if (::gethostname(buf, sizeof buf - 1) != 0) return "windowctl";
@@ -58,9 +70,11 @@ json event_subject(const Target& t, const json& answer) {
 void Applier::record_event(const Target& t, const json& object, const Decision& d) {
   if (d.event_reason.empty()) return;
   if (instance_.empty()) instance_ = hostname();
+  json event = make_event(kind_, version_, event_subject(t, object), {d.event_reason, d.event_type, d.event_message, instance_},
+                          std::chrono::system_clock::now());
+  // Flux's alerts hear of it whether or not the core Event could be recorded.
+  if (notifier_) notifier_->send(flux_event(event, window_word(d.outcome)));
   try {
-    json event = make_event(kind_, version_, event_subject(t, object), {d.event_reason, d.event_type, d.event_message, instance_},
-                            std::chrono::system_clock::now());
     client_.call("POST", "/api/v1/namespaces/" + t.ns + "/events", &event);
   } catch (const ApiError& e) {
     // The name is the object's plus a nanosecond stamp: one that exists already is this very
@@ -73,6 +87,17 @@ void Applier::record_event(const Target& t, const json& object, const Decision& 
   } catch (const std::exception& e) {
     spdlog::warn("{}: could not record Event {}: {}", t.id(), d.event_reason, error_summary(e));
   }
+}
+
+void Applier::notify_failed(const Target& t, const std::string& error) {
+  if (!notifier_) return;
+  if (instance_.empty()) instance_ = hostname();
+  std::string verb = opt_.command;
+  verb[0] = static_cast<char>(verb[0] - 'a' + 'A');
+  json event = make_event(kind_, version_, event_subject(t, json::object()),
+                          {"Window" + verb + "Failed", "Warning", opt_.command + " failed: " + error, instance_},
+                          std::chrono::system_clock::now());
+  notifier_->send(flux_event(event, "failed"));
 }
 
 TargetResult Applier::apply(const Work& w, const PlanInput& in) {
@@ -146,6 +171,7 @@ TargetResult Applier::apply(const Work& w, const PlanInput& in) {
     }
     r.decision.reset();  // decided, but not carried out: report the failure alone
     spdlog::error("{}: {}", w.target.id(), r.error);
+    if (!opt_.dry_run) notify_failed(w.target, r.error);
     return r;
   }
 }

@@ -2,11 +2,13 @@
 // its Event, and for open --wait the readiness check. One failed target never stops the others.
 #pragma once
 
+#include <optional>
 #include <string>
 #include <vector>
 
 #include "client.h"
 #include "commands.h"
+#include "notify.h"
 #include "output.h"
 #include "plan.h"
 #include "resolve.h"
@@ -21,7 +23,9 @@ class Applier {
  public:
   Applier(Client& client, const CommandOptions& options, const Resolution& resolution)
       : client_(client), opt_(options), kind_(*options.kind), version_(resolution.version),
-        discovery_error_(resolution.discovery_error) {}
+        discovery_error_(resolution.discovery_error) {
+    if (options.notify) notifier_.emplace(*options.notify, options.notify_timeout, options.user_agent);
+  }
 
   // Decides on the object as read (again after a 409) and writes; the result says what
   // happened, including a write that landed before a later step failed.
@@ -33,6 +37,7 @@ class Applier {
  private:
   PlanInput input_for(const nlohmann::json& object, const PlanInput& input) const;
   void record_event(const Target& target, const nlohmann::json& answer, const Decision& decision);
+  void notify_failed(const Target& target, const std::string& error);
 
   Client& client_;
   const CommandOptions& opt_;
@@ -41,6 +46,7 @@ class Applier {
   std::string discovery_error_;
   std::string instance_;
   int writes_ = 0;
+  std::optional<Notifier> notifier_;  // --notify
 };
 
 }  // namespace windowctl

@@ -3,10 +3,12 @@
 #pragma once
 
 #include <chrono>
+#include <optional>
 #include <string>
 #include <vector>
 
 #include "client.h"
+#include "notify.h"
 #include "output.h"
 #include "plan.h"
 #include "sync.h"
@@ -35,6 +37,9 @@ struct CommandOptions {
   std::string identity;                        // recorded as override-by
   OutputFormat output = OutputFormat::kText;
   Schedule schedule;  // sync, status: --window/--deny/--freeze (objects' annotations win)
+  std::optional<NotifyEndpoint> notify;         // --notify: changes also go to Flux's alerts
+  std::chrono::milliseconds notify_timeout{5000};
+  std::string user_agent;
 };
 
 // Exit code 0 or 1. Configuration errors surface as ConfigError before anything is written.

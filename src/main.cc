@@ -13,6 +13,7 @@
 #include "kinds.h"
 #include "log.h"
 #include "manifests.h"
+#include "notify.h"
 #include "output.h"
 #include "sync.h"
 #include "timefmt.h"
@@ -35,6 +36,7 @@ struct Flags {
   int count = 5;
   std::string timeout = "5m", request_timeout = "30s", poll_interval = "1s", reason, reconcile;
   std::string output = "text", log_format = "text";
+  std::string notify;  // --notify[=URL]
 };
 
 std::chrono::milliseconds duration_flag(const std::string& flag, const std::string& value) {
@@ -65,12 +67,24 @@ void add_targets(CLI::App* cmd, Flags& f, bool writes) {
   if (writes) {
     cmd->add_flag("--dry-run", f.dry_run, "Print the plan (object, current state, patch) and write nothing");
     cmd->add_option("--reason", f.reason, "Why: recorded on the object and in its Event")->type_name("TEXT");
+    cmd->add_option("--notify", f.notify,
+                    "Also send each change to Flux's notification-controller, so Alerts announce it "
+                    "(default URL: " + std::string(kDefaultNotifyUrl) + ")")
+        ->type_name("[=URL]")
+        ->expected(0, 1);
   }
+}
+
+// Under kubectl's plugin discovery the binary is kubectl-windowctl, run as `kubectl windowctl`.
+std::string program_name(const char* argv0) {
+  std::string_view base = argv0 ? argv0 : "";
+  if (auto slash = base.rfind('/'); slash != std::string_view::npos) base.remove_prefix(slash + 1);
+  return base == "kubectl-windowctl" ? "kubectl windowctl" : "windowctl";
 }
 
 int run(int argc, char** argv) {
   CLI::App app{"windowctl: open and close Flux reconciliation windows by suspending and resuming Flux objects"};
-  app.name("windowctl");
+  app.name(program_name(argc > 0 ? argv[0] : nullptr));
   app.require_subcommand(1);
   Flags f;
 
@@ -216,6 +230,15 @@ int run(int argc, char** argv) {
     }
     opt.output = f.output == "json" ? OutputFormat::kJson : OutputFormat::kText;
     opt.schedule = std::move(schedule_flags);
+    if (const CLI::Option* notify = cmd->get_option_no_throw("--notify"); notify && notify->count() > 0) {
+      std::string url = f.notify.empty() ? std::string(kDefaultNotifyUrl) : f.notify;
+      std::string problem;
+      opt.notify = parse_notify_url(url, &problem);
+      if (!opt.notify) throw ConfigError("invalid --notify \"" + url.substr(0, 256) + "\": " + problem);
+      // An absent receiver must not hold the job up: a notification waits 10 s at most.
+      opt.notify_timeout = std::min<std::chrono::milliseconds>(client_options.request_timeout, std::chrono::seconds(10));
+      opt.user_agent = client_options.user_agent;
+    }
 
     opt.ns = default_namespace(f.ns, process_getenv());
     Config config = infer_config({f.kubeconfig, f.context}, process_getenv());
