@@ -185,6 +185,13 @@ int next_bit(std::uint64_t bits, unsigned from) {
   return bits ? static_cast<int>(from) + std::countr_zero(bits) : -1;
 }
 
+// Highest set bit at or below `from`, or -1.
+int prev_bit(std::uint64_t bits, int from) {
+  if (from < 0) return -1;
+  if (from < 63) bits &= (std::uint64_t{1} << (from + 1)) - 1;
+  return bits ? 63 - std::countl_zero(bits) : -1;
+}
+
 bool day_matches(const CronSchedule& c, unsigned day, unsigned weekday) {
   bool dom = c.days >> day & 1;
   bool dow = c.weekdays >> weekday & 1;
@@ -290,6 +297,58 @@ std::optional<LocalMinute> next_match(const CronSchedule& c, LocalMinute after, 
     return t;
   }
   return std::nullopt;
+}
+
+std::optional<LocalMinute> prev_match(const CronSchedule& c, LocalMinute before, LocalMinute limit) {
+  if (!can_match(c)) return std::nullopt;
+  LocalMinute t = before - minutes(1);
+  while (t >= limit) {
+    local_days day = floor<days>(t);
+    year_month_day ymd{day};
+    auto mon = static_cast<int>(static_cast<unsigned>(ymd.month()));
+    if (!(c.months >> mon & 1)) {
+      int prev = prev_bit(c.months, mon - 1);
+      year y = ymd.year();
+      if (prev < 1) {
+        y -= years(1);
+        prev = prev_bit(c.months, 12);
+      }
+      t = local_days(y / month(static_cast<unsigned>(prev)) / last) + days(1) - minutes(1);
+      continue;
+    }
+    if (!day_matches(c, static_cast<unsigned>(ymd.day()), weekday{day}.c_encoding())) {
+      t = day - minutes(1);
+      continue;
+    }
+    auto since = static_cast<int>((t - day).count());
+    int h = since / 60, m = since % 60;
+    if (!(c.hours >> h & 1)) {
+      int prev = prev_bit(c.hours, h - 1);
+      t = prev < 0 ? day - minutes(1) : day + hours(prev) + minutes(59);
+      continue;
+    }
+    if (!(c.minutes >> m & 1)) {
+      int prev = prev_bit(c.minutes, m - 1);
+      t = prev < 0 ? day + hours(h) - minutes(1) : day + hours(h) + minutes(prev);
+      continue;
+    }
+    return t;
+  }
+  return std::nullopt;
+}
+
+bool covers(const CronSchedule& outer, const CronSchedule& inner) {
+  auto within = [](std::uint64_t a, std::uint64_t b) { return (a & ~b) == 0; };
+  if (!within(inner.minutes, outer.minutes) || !within(inner.hours, outer.hours) || !within(inner.months, outer.months)) {
+    return false;
+  }
+  // Every pairing of day of month and weekday occurs in some month.
+  for (unsigned d = 1; d <= 31; ++d) {
+    for (unsigned wd = 0; wd < 7; ++wd) {
+      if (day_matches(inner, d, wd) && !day_matches(outer, d, wd)) return false;
+    }
+  }
+  return true;
 }
 
 }  // namespace windowctl

@@ -55,4 +55,10 @@ bool can_match(const CronSchedule& cron);
 std::optional<LocalMinute> next_match(const CronSchedule& cron, LocalMinute after);
 std::optional<LocalMinute> next_match(const CronSchedule& cron, LocalMinute after, LocalMinute limit);
 
+// The last matching minute strictly before `before` and not before `limit`; skips as next_match.
+std::optional<LocalMinute> prev_match(const CronSchedule& cron, LocalMinute before, LocalMinute limit);
+
+// True when every minute `inner` matches, `outer` matches too.
+bool covers(const CronSchedule& outer, const CronSchedule& inner);
+
 }  // namespace windowctl

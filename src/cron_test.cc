@@ -325,3 +325,47 @@ TEST_CASE("cron next_match agrees with a minute-by-minute scan") {
   }
   CHECK(checked > 100);
 }
+
+TEST_CASE("cron prev_match is strictly before, skips by field and mirrors next_match") {
+  CHECK(prev_match(parse_cron("0 8 * * MON"), at(2026, 3, 9, 8, 0), at(2000, 1, 1)) == at(2026, 3, 2, 8, 0));
+  CHECK(prev_match(parse_cron("0 8 * * MON"), at(2026, 3, 9, 8, 1), at(2000, 1, 1)) == at(2026, 3, 9, 8, 0));
+  CHECK(prev_match(parse_cron("0 0 29 2 *"), at(2104, 1, 1), at(2000, 1, 1)) == at(2096, 2, 29));
+  CHECK(prev_match(parse_cron("0 0 31 * *"), at(2026, 3, 1), at(2000, 1, 1)) == at(2026, 1, 31));
+  CHECK(prev_match(parse_cron("59 23 31 12 *"), at(2027, 1, 1), at(2000, 1, 1)) == at(2026, 12, 31, 23, 59));
+  CHECK(prev_match(parse_cron("*/20 9-10 * * *"), at(2026, 3, 2, 9, 0), at(2000, 1, 1)) == at(2026, 3, 1, 10, 40));
+  CHECK_FALSE(prev_match(parse_cron("0 0 29 2 *"), at(2028, 2, 28), at(2024, 3, 1)).has_value());
+  CHECK(prev_match(parse_cron("0 0 29 2 *"), at(2028, 2, 28), at(2024, 2, 29)) == at(2024, 2, 29));
+  CHECK_FALSE(prev_match(parse_cron("0 0 30 2 *"), at(2026, 1, 1), at(1900, 1, 1)).has_value());
+
+  // Random schedules: the previous match p of t matches, and the next match after p is t or later.
+  std::uint64_t state = 43;
+  auto rnd = [&](unsigned n) {
+    state = state * 6364136223846793005ULL + 1442695040888963407ULL;
+    return static_cast<unsigned>((state >> 33) % n);
+  };
+  const char* crons[] = {"* * * * *", "*/7 3-5 * * *", "0 0 29 2 *", "15 10 31 * *", "0 12 * 2 MON", "0 0 13 * FRI",
+                         "59 23 * * SUN", "@monthly", "0-5,50-55 */5 1,15 JAN,JUL *", "30 2 * 3 0"};
+  for (int i = 0; i < 400; ++i) {
+    CronSchedule c = parse_cron(crons[rnd(10)]);
+    LocalMinute t = at(2000 + static_cast<int>(rnd(60)), 1 + rnd(12), 1 + rnd(28), static_cast<int>(rnd(24)),
+                       static_cast<int>(rnd(60)));
+    CAPTURE(c.text);
+    CAPTURE(str(t));
+    auto p = prev_match(c, t, t - days(3000));
+    REQUIRE(p.has_value());
+    CHECK(*p < t);
+    CHECK(matches(c, *p));
+    CHECK(*next_match(c, *p) >= t);
+  }
+}
+
+TEST_CASE("cron covers: every minute of one schedule is a minute of the other") {
+  CHECK(covers(parse_cron("* * * * *"), parse_cron("0 17 * * THU")));
+  CHECK(covers(parse_cron("0 8 * * *"), parse_cron("0 8 * * *")));
+  CHECK(covers(parse_cron("0 8 * * *"), parse_cron("0 8 * * MON")));
+  CHECK(covers(parse_cron("0 8 1 * MON"), parse_cron("0 8 1 * *")));  // OR: every 1st
+  CHECK_FALSE(covers(parse_cron("0 8 * * MON"), parse_cron("0 8 * * *")));
+  CHECK_FALSE(covers(parse_cron("0 8 1 * MON"), parse_cron("0 8 * * TUE")));
+  CHECK_FALSE(covers(parse_cron("0 8 * * *"), parse_cron("0 9 * * *")));
+  CHECK_FALSE(covers(parse_cron("0 8 * 1-6 *"), parse_cron("0 8 * * *")));
+}

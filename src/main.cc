@@ -115,11 +115,11 @@ int run(int argc, char** argv) {
   add_targets(adopt, f, true);
 
   auto add_schedule = [&f](CLI::App* cmd, bool required) {
-    auto* w = cmd->add_option("--window", f.windows, "\"CRON for DURATION [in ZONE]\", repeatable: when changes may happen")
+    auto* w = cmd->add_option("--window", f.windows, "\"CRON for DURATION [in ZONE]\" or \"CRON to CRON [in ZONE]\", repeatable: when changes may happen")
                   ->type_name("EXPR")
                   ->delimiter('\0');
     if (required) w->required();
-    cmd->add_option("--deny", f.denies, "\"CRON for DURATION [in ZONE]\", repeatable: never inside these (wins over --window)")
+    cmd->add_option("--deny", f.denies, "\"CRON for DURATION [in ZONE]\" or \"CRON to CRON [in ZONE]\", repeatable: never inside these (wins over --window)")
         ->type_name("EXPR")
         ->delimiter('\0');
     cmd->add_option("--freeze", f.freezes, "FROM/TO (RFC 3339), repeatable: closed, whatever else says (wins over all)")

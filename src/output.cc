@@ -196,10 +196,12 @@ std::string render_schedule(const Schedule& schedule, SysTime at, int count, Out
   } else if (!windows.empty()) {
     out += "closed: opens in " + until(windows.front().start) + " (" + format_local(windows.front().start, zone) + ")\n";
   } else {
-    out += "closed: no window opens within the next year\n";
+    out += "closed: no window opens within the next 5 years\n";
   }
   if (windows.empty()) return out;
-  std::vector<std::vector<std::string>> table = {{"START", "END", "START (UTC)", "END (UTC)", "LENGTH"}};
+  // The local columns name their zone: the same instants read differently elsewhere.
+  const std::string local = " (" + zone.name() + ")";
+  std::vector<std::vector<std::string>> table = {{"START" + local, "END" + local, "START (UTC)", "END (UTC)", "LENGTH"}};
   for (const auto& w : windows) {
     table.push_back({format_local(w.start, zone), format_local(w.end, zone), rfc3339(w.start), rfc3339(w.end),
                      human_until(std::chrono::floor<std::chrono::seconds>(w.end - w.start))});

@@ -177,3 +177,27 @@ TEST_CASE("status cells are terminal-safe") {
   CHECK(std::count(out.begin(), out.end(), '\n') == 2);  // the header and one row
   CHECK(out.find("kustomize build failed: \\x1b]0;owned\\x07 line 2") != std::string::npos);
 }
+
+TEST_CASE("schedule text names the zone of its local columns") {
+  auto at = [](const char* text) { return *parse_rfc3339(text); };
+  Schedule zurich;
+  zurich.allow.push_back(parse_window("0 17 * * FRI to 0 8 * * MON in Europe/Zurich"));
+  std::string text = render_schedule(zurich, at("2026-03-26T00:00:00Z"), 1, OutputFormat::kText);
+  CHECK(text ==
+        "closed: opens in 1d 16h (2026-03-27T17:00:00+01:00)\n"
+        "\n"
+        "START (Europe/Zurich)       END (Europe/Zurich)         START (UTC)            END (UTC)              LENGTH\n"
+        "2026-03-27T17:00:00+01:00   2026-03-30T08:00:00+02:00   2026-03-27T16:00:00Z   2026-03-30T06:00:00Z   2d 14h\n");
+  Schedule plain;
+  plain.allow.push_back(parse_window("0 8 * * MON to 0 8 * * *"));
+  text = render_schedule(plain, at("2026-03-20T00:00:00Z"), 1, OutputFormat::kText);
+  CHECK(text.find("\nSTART (UTC)            END (UTC)              START (UTC)            END (UTC)              LENGTH\n") !=
+        std::string::npos);
+  Schedule rare;
+  rare.allow.push_back(parse_window("0 0 29 2 * for 24h"));
+  CHECK(render_schedule(rare, at("2096-03-01T00:00:00Z"), 3, OutputFormat::kText) ==
+        "closed: no window opens within the next 5 years\n");
+  CHECK(render_schedule(rare, at("2026-11-24T00:00:00Z"), 3, OutputFormat::kJson) ==
+        "{\n  \"open\": false,\n  \"windows\": [\n    {\n      \"start\": \"2028-02-29T00:00:00Z\",\n"
+        "      \"end\": \"2028-03-01T00:00:00Z\"\n    }\n  ]\n}\n");
+}

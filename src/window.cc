@@ -7,8 +7,10 @@
 #include <cstdlib>
 #include <optional>
 #include <queue>
+#include <variant>
 
 #include "config.h"
+#include "occurrence.h"
 
 namespace windowctl {
 
@@ -16,8 +18,9 @@ using namespace std::chrono;
 
 namespace {
 
-constexpr days kLookAhead{366};
+constexpr days kLookAhead{1827};  // 5 years, leap days included
 constexpr days kLookBack{366};
+constexpr days kLongest{366};    // of a "for" duration
 constexpr days kCycle{146097};  // 400 Gregorian years
 
 struct Span {
@@ -137,11 +140,74 @@ class Starts {
   bool done_ = false;
 };
 
+// The spans of a "CRON to CRON" window, each from a start to the first close after it. A start
+// inside a span is no new span (the close after it is the same), so spans never overlap and
+// each costs two searches. Every span that ends after `first` comes out (the first perhaps
+// starting before it), up to `until`; one not closed by then ends there.
+class Between {
+ public:
+  Between(const Window& w, sys_seconds first, sys_seconds until) : w_(&w), until_(until) {
+    // Every close is a start too: once open, always open.
+    forever_ = covers(w.cron, *w.close);
+    // The last start before `first`, so that a span open across `first` begins before it.
+    next_ = last_occurrence(w.cron, w.zone, first - seconds(1), first - kCycle);
+    if (!next_) next_ = first_occurrence(w.cron, w.zone, first, until);
+  }
+
+  void skip_to(sys_seconds) {}  // spans do not overlap: nothing piles up
+
+  std::optional<Span> next() {
+    if (!next_ || *next_ >= until_) return std::nullopt;
+    Span span{*next_, until_};
+    next_.reset();
+    if (forever_) return span;
+    sys_seconds open = span.start;  // open since at least here
+    while (auto close = first_occurrence(*w_->close, w_->zone, open + seconds(1), until_)) {
+      auto start = first_occurrence(w_->cron, w_->zone, *close, until_);
+      if (start != close) {
+        span.end = *close;
+        next_ = start;
+        break;
+      }
+      // A close that is also a start keeps the window open: one span, not one per close.
+      open = reopened_until(*close);
+    }
+    return span;
+  }
+
+ private:
+  // The last close in the half day from `close`, a close that is also a start, up to which every
+  // close is a start too; `close` itself near an offset change. Walks wall minutes, not instants.
+  sys_seconds reopened_until(sys_seconds close) const {
+    auto offset = steady_offset(w_->zone, close);
+    if (!offset) return close;
+    LocalMinute last = floor<minutes>(as_local(close + *offset));
+    if (sys_seconds{last.time_since_epoch()} - *offset != close) return close;
+    const LocalMinute limit = last + hours(12);
+    while (auto m = next_match(*w_->close, last, limit)) {
+      if (!matches(w_->cron, *m)) break;
+      last = *m;
+    }
+    return sys_seconds{last.time_since_epoch()} - *offset;
+  }
+
+  const Window* w_;
+  sys_seconds until_;
+  std::optional<sys_seconds> next_;
+  bool forever_ = false;
+};
+
+using Source = std::variant<Starts, Between>;
+
+std::optional<Span> next_of(Source& s) {
+  return std::visit([](auto& x) { return x.next(); }, s);
+}
+
 // Spans from several sources merged where they overlap or touch, clipped to [from, to).
 class Merged {
  public:
-  Merged(std::vector<Starts> sources, sys_seconds from, sys_seconds to) : sources_(std::move(sources)), from_(from), to_(to) {
-    for (auto& s : sources_) heads_.push_back(s.next());
+  Merged(std::vector<Source> sources, sys_seconds from, sys_seconds to) : sources_(std::move(sources)), from_(from), to_(to) {
+    for (auto& s : sources_) heads_.push_back(next_of(s));
   }
 
   std::optional<Span> next() {
@@ -179,9 +245,9 @@ class Merged {
   void skip_covered(sys_seconds end) {
     for (std::size_t i = 0; i < heads_.size(); ++i) {
       if (!heads_[i] || heads_[i]->end > end) continue;
-      sources_[i].skip_to(end);
+      std::visit([end](auto& x) { x.skip_to(end); }, sources_[i]);
       do {
-        heads_[i] = sources_[i].next();
+        heads_[i] = next_of(sources_[i]);
       } while (heads_[i] && heads_[i]->end <= end);
     }
   }
@@ -198,20 +264,26 @@ class Merged {
     }
     if (!best) return std::nullopt;
     auto out = *best;
-    heads_[which] = sources_[which].next();
+    heads_[which] = next_of(sources_[which]);
     return out;
   }
 
-  std::vector<Starts> sources_;
+  std::vector<Source> sources_;
   std::vector<std::optional<Span>> heads_;
   std::optional<Span> held_;
   sys_seconds from_, to_;
   bool finished_ = false;
 };
 
-std::vector<Starts> starts_of(const std::vector<Window>& windows, sys_seconds from, sys_seconds to) {
-  std::vector<Starts> out;
-  for (const Window& w : windows) out.emplace_back(w.cron, w.zone, w.duration, from - w.duration, to);
+std::vector<Source> starts_of(const std::vector<Window>& windows, sys_seconds from, sys_seconds to) {
+  std::vector<Source> out;
+  for (const Window& w : windows) {
+    if (w.close) {
+      out.emplace_back(std::in_place_type<Between>, w, from, to);
+    } else {
+      out.emplace_back(std::in_place_type<Starts>, w.cron, w.zone, w.duration, from - w.duration, to);
+    }
+  }
   return out;
 }
 
@@ -294,6 +366,12 @@ class Effective {
 };
 
 bool window_open(const Window& w, sys_seconds t) {
+  if (w.close) {
+    // Open since the last start unless a close came after it (a close at that start closed the
+    // span before it).
+    auto start = last_occurrence(w.cron, w.zone, t, t - kCycle);
+    return start && !last_occurrence(*w.close, w.zone, t, *start + seconds(1));
+  }
   Starts starts(w.cron, w.zone, w.duration, t - w.duration + seconds(1), t + seconds(1));
   while (auto s = starts.next()) {
     if (s->start > t) break;
@@ -326,37 +404,56 @@ Window parse_window(std::string_view text) {
     tokens.push_back({text.substr(i, j - i), i});
     i = j;
   }
-  auto is_for = [](const Token& t) { return t.text == "for"; };
-  auto it = std::find_if(tokens.begin(), tokens.end(), is_for);
-  if (it == tokens.end()) bad_window(text, "expected \"CRON for DURATION [in ZONE]\"");
-  if (it == tokens.begin()) bad_window(text, "missing the cron expression before \"for\"");
+  auto is_keyword = [](const Token& t) { return t.text == "for" || t.text == "to"; };
+  auto it = std::find_if(tokens.begin(), tokens.end(), is_keyword);
+  if (it == tokens.end()) bad_window(text, "expected \"CRON for DURATION [in ZONE]\" or \"CRON to CRON [in ZONE]\"");
+  const std::string keyword(it->text);
+  if (it == tokens.begin()) bad_window(text, "missing the cron expression before \"" + keyword + "\"");
+  if (std::find_if(it + 1, tokens.end(), is_keyword) != tokens.end()) {
+    bad_window(text, "expected one \"for\" or \"to\", not both or twice");
+  }
   std::size_t i = static_cast<std::size_t>(it - tokens.begin()) + 1;
-  if (i >= tokens.size()) bad_window(text, "missing the duration after \"for\"");
+  // Where "in ZONE" begins: after the duration, or at the first "in" after "to".
+  std::size_t in = tokens.size();
 
   Window w;
   w.text = std::string(text);
-  std::string_view duration = tokens[i].text;
-  auto d = parse_go_duration(duration);
-  std::string quoted = "duration \"" + std::string(duration) + "\"";
-  if (!d) bad_window(text, quoted + " is not a Go duration such as 90m or 81h");
-  if (*d <= nanoseconds(0)) bad_window(text, quoted + " must be positive");
-  if (*d % seconds(1) != nanoseconds(0)) bad_window(text, quoted + " must be whole seconds");
-  if (*d > kLookAhead) bad_window(text, quoted + " is longer than 8784h (366 days)");
-  w.duration = duration_cast<seconds>(*d);
-  ++i;
-  if (i < tokens.size()) {
-    if (tokens[i].text != "in") {
-      bad_window(text, "unexpected \"" + std::string(tokens[i].text) + "\" after the duration; expected \"in ZONE\"");
+  auto trimmed = [](std::string_view part) {
+    while (!part.empty() && is_space(part.back())) part.remove_suffix(1);
+    while (!part.empty() && is_space(part.front())) part.remove_prefix(1);
+    return part;
+  };
+  if (keyword == "for") {
+    if (i >= tokens.size()) bad_window(text, "missing the duration after \"for\"");
+    std::string_view duration = tokens[i].text;
+    auto d = parse_go_duration(duration);
+    std::string quoted = "duration \"" + std::string(duration) + "\"";
+    if (!d) bad_window(text, quoted + " is not a Go duration such as 90m or 81h");
+    if (*d <= nanoseconds(0)) bad_window(text, quoted + " must be positive");
+    if (*d % seconds(1) != nanoseconds(0)) bad_window(text, quoted + " must be whole seconds");
+    if (*d > kLongest) bad_window(text, quoted + " is longer than 8784h (366 days)");
+    w.duration = duration_cast<seconds>(*d);
+    if (++i < tokens.size()) {
+      if (tokens[i].text != "in") {
+        bad_window(text, "unexpected \"" + std::string(tokens[i].text) + "\" after the duration; expected \"in ZONE\"");
+      }
+      in = i;
     }
-    if (++i >= tokens.size()) bad_window(text, "missing the zone after \"in\"");
-    if (i + 1 < tokens.size()) bad_window(text, "unexpected \"" + std::string(tokens[i + 1].text) + "\" after the zone");
-    w.zone = TimeZone::load(tokens[i].text);
+  } else {
+    in = static_cast<std::size_t>(
+        std::find_if(it + 1, tokens.end(), [](const Token& t) { return t.text == "in"; }) - tokens.begin());
+    if (i >= in) bad_window(text, "missing the close schedule after \"to\"");
+    const Token& last = tokens[in - 1];
+    w.close = parse_cron(text.substr(tokens[i].pos, last.pos + last.text.size() - tokens[i].pos));
+    if (!can_match(*w.close)) bad_window(text, "the close schedule \"" + w.close->text + "\" never matches");
   }
-  // The cron is everything before "for", so its own message quotes it as written.
-  std::string_view cron = text.substr(0, it->pos);
-  while (!cron.empty() && is_space(cron.back())) cron.remove_suffix(1);
-  while (!cron.empty() && is_space(cron.front())) cron.remove_prefix(1);
-  w.cron = parse_cron(cron);
+  if (in < tokens.size()) {
+    if (in + 1 >= tokens.size()) bad_window(text, "missing the zone after \"in\"");
+    if (in + 2 < tokens.size()) bad_window(text, "unexpected \"" + std::string(tokens[in + 2].text) + "\" after the zone");
+    w.zone = TimeZone::load(tokens[in + 1].text);
+  }
+  // The crons are parsed from the text as written, so their own messages quote it.
+  w.cron = parse_cron(trimmed(text.substr(0, it->pos)));
   return w;
 }
 

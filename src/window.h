@@ -1,25 +1,36 @@
-// Maintenance windows as code: "CRON for DURATION [in ZONE]", e.g. `0 8 * * MON for 81h in
-// Europe/Zurich` is open from Monday 08:00 to Thursday 17:00 Zurich time. Pure: the only I/O is
-// reading a zoneinfo file when a window names a zone.
+// Maintenance windows as code, in two forms:
+//   "CRON for DURATION [in ZONE]": `0 8 * * MON for 81h in Europe/Zurich` is open from Monday
+//     08:00 Zurich time for 81 hours of elapsed time.
+//   "CRON to CRON [in ZONE]": `0 8 * * MON to 0 17 * * THU in Europe/Zurich` opens at each match
+//     of the first cron and closes at the next match of the second strictly after it: Monday
+//     08:00 to Thursday 17:00 on the clock, DST or not (the schedules of an open/close CronJob pair).
+// Pure: the only I/O is reading a zoneinfo file when a window names a zone.
 //
 // Semantics:
-// - A window is open at instant t iff some start s has s <= t < s + DURATION. The starts are the
-//   wall-clock minutes matching CRON (cron.h) in ZONE; DURATION is elapsed time, so a window
-//   over a DST change is an hour shorter or longer on the clock, never in length.
-// - A start whose wall time does not exist (spring-forward gap) moves forward by the gap's
-//   length: 02:30 becomes 03:30. A start in a repeated (fall-back) hour happens once, at its first
-//   occurrence. This is Python's zoneinfo with fold=0; see TimeZone::resolve. So nothing starts
-//   during the second pass, and `* * * * * for 1m` is closed then; `0 * * * * for 2h` is not.
+// - A window is open at instant t iff some start s has s <= t < s + DURATION, or for "to",
+//   s <= t < the first close instant after s. The starts (and closes) are the wall-clock minutes
+//   matching CRON (cron.h) in ZONE; DURATION is elapsed time, so a window over a DST change is
+//   an hour shorter or longer on the clock, never in length.
+// - A start (or close) whose wall time does not exist (spring-forward gap) moves forward by the
+//   gap's length: 02:30 becomes 03:30. One in a repeated (fall-back) hour happens once, at its
+//   first occurrence. This is Python's zoneinfo with fold=0; see TimeZone::resolve. So nothing
+//   starts during the second pass, and `* * * * * for 1m` is closed then; `0 * * * * for 2h` is not.
+// - "to": a start while the window is open changes nothing (the close after it is the same). The
+//   close is strictly after the start, so `0 8 * * * to 0 8 * * *` is 24 hours from each 08:00:
+//   windows that touch, so always open once begun. A close schedule that never matches
+//   (`0 0 30 2 *`) is a configuration error.
 // - DURATION is whole seconds, more than 0 and at most 8784h (366 days).
 // - Overlapping or touching windows merge: [8:00, 9:00) and [9:00, 10:00) are one interval.
 // - A schedule is open iff inside an allow window, outside every deny window and outside every
 //   freeze: deny wins over allow, freeze over everything. With no allow window it is never open.
-// - Searches are bounded: next_windows looks 366 days plus the longest allow duration past `at`
-//   (the horizon) and at most 366 days back for the start of an interval open at `at`. An
-//   interval cut by either bound ends (starts) there and says so in Interval's flags.
+// - Searches are bounded: next_windows looks 5 years (1827 days, as robfig/cron gives up after
+//   5 years) plus the longest allow duration past `at` (the horizon) and at most 366 days back
+//   for the start of an interval open at `at`. An interval cut by either bound ends (starts)
+//   there and says so in Interval's flags.
 #pragma once
 
 #include <chrono>
+#include <optional>
 #include <string>
 #include <string_view>
 #include <vector>
@@ -33,12 +44,15 @@ namespace windowctl {
 struct Window {
   std::string text;  // as written, for messages
   CronSchedule cron;
-  std::chrono::seconds duration{0};
+  std::chrono::seconds duration{0};   // "for"; 0 for "to"
+  std::optional<CronSchedule> close;  // "to"
   TimeZone zone;  // UTC unless the window says "in ZONE"
 };
 
 // Throws ConfigError naming the bad part: `invalid window "0 8 * * MON for 81x": duration "81x"
 // is not a Go duration such as 90m or 81h`, or the cron or zone error unchanged.
+// "to" with a close schedule that never matches names it: `invalid window "...": the close
+// schedule "0 0 30 2 *" never matches`.
 Window parse_window(std::string_view text);
 
 struct Interval {

@@ -1,4 +1,4 @@
-// Window expressions ("CRON for DURATION [in ZONE]") and freezes, as flags and as the
+// Window expressions ("CRON for DURATION [in ZONE]", "CRON to CRON [in ZONE]") and freezes, as flags and as the
 // annotations sync reads. Invariants over schedules built from them: intervals are ordered,
 // non-empty, disjoint and not touching, the first ends after the instant asked about;
 // is_open agrees with them at that instant and at their edges; an interval's edges are exact
@@ -41,8 +41,14 @@ extern "C" int LLVMFuzzerTestOneInput(const std::uint8_t* data, std::size_t size
   } catch (const ConfigError&) {
     return 0;
   }
-  for (const Window& w : s.allow) {
-    FUZZ_CHECK(w.duration > seconds(0) && w.duration <= days(366), w.text);
+  for (const auto* list : {&s.allow, &s.deny}) {
+    for (const Window& w : *list) {
+      if (w.close) {
+        FUZZ_CHECK(w.duration == seconds(0) && can_match(*w.close), w.text);  // a close that never comes is refused
+      } else {
+        FUZZ_CHECK(w.duration > seconds(0) && w.duration <= days(366), w.text);
+      }
+    }
   }
   for (const Interval& f : s.freeze) FUZZ_CHECK(f.start < f.end);
 

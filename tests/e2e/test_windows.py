@@ -211,3 +211,92 @@ def test_schedule_bad_input(wctl, api, args, needle):
     p = wctl.run("schedule", *args, mode="none")
     assert p.returncode == 2, p.stdout
     assert needle in p.stderr and len(lines(p.stderr)) == 1, p.stderr
+
+
+def test_schedule_to_window_keeps_the_wall_clock_over_dst(wctl, api):
+    # Friday 17:00 to Monday 08:00 in Zurich over the spring change: 62h elapsed, 08:00 CEST.
+    window = "0 17 * * FRI to 0 8 * * MON in Europe/Zurich"
+    p = wctl.run("schedule", "--window", window, "--at", "2026-03-26T00:00:00Z", "--count", "2", "-o", "json", mode="none")
+    assert p.returncode == 0, p.stderr
+    assert json.loads(p.stdout) == {"open": False, "windows": [
+        {"start": "2026-03-27T17:00:00+01:00", "end": "2026-03-30T08:00:00+02:00"},
+        {"start": "2026-04-03T17:00:00+02:00", "end": "2026-04-06T08:00:00+02:00"}]}
+    text = wctl.run("schedule", "--window", window, "--at", "2026-03-28T00:00:00Z", mode="none").stdout
+    assert lines(text)[0] == "open: closes in 2d 6h (2026-03-30T08:00:00+02:00)", text
+    header = next(line for line in lines(text) if line.startswith("START")).split()
+    assert header == ["START", "(Europe/Zurich)", "END", "(Europe/Zurich)", "START", "(UTC)", "END", "(UTC)", "LENGTH"], text
+    assert "2026-03-27T16:00:00Z   2026-03-30T06:00:00Z   2d 14h" in text
+    # A "for" window of the same clock length ends an hour later on the clock.
+    text = wctl.run("schedule", "--window", "0 17 * * FRI for 63h in Europe/Zurich", "--at", "2026-03-26T00:00:00Z",
+                    "--count", "1", "-o", "json", mode="none").stdout
+    assert json.loads(text)["windows"][0]["end"] == "2026-03-30T09:00:00+02:00"
+    # Without a zone the local columns say UTC.
+    text = wctl.run("schedule", "--window", "0 8 * * MON to 0 8 * * *", "--at", "2026-03-20T00:00:00Z", mode="none").stdout
+    header = next(line for line in lines(text) if line.startswith("START")).split()
+    assert header[:4] == ["START", "(UTC)", "END", "(UTC)"], text
+    assert "2026-03-23T08:00:00Z   2026-03-24T08:00:00Z" in text  # the same minute: 24 hours
+
+
+def test_schedule_looks_5_years_ahead(wctl, api):
+    p = wctl.run("schedule", "--window", "0 0 29 2 * for 24h", "--at", "2026-11-24T00:00:00Z", "-o", "json", mode="none")
+    assert p.returncode == 0, p.stderr
+    assert json.loads(p.stdout) == {"open": False, "windows": [
+        {"start": "2028-02-29T00:00:00Z", "end": "2028-03-01T00:00:00Z"}]}
+    text = wctl.run("schedule", "--window", "0 0 29 2 * for 24h", "--at", "2026-11-24T00:00:00Z", mode="none").stdout
+    assert lines(text)[0].startswith("closed: opens in ") and lines(text)[0].endswith("(2028-02-29T00:00:00Z)"), text
+    # 2100 is no leap year: from March 2096 the next 29 February is 8 years away.
+    p = wctl.run("schedule", "--window", "0 0 29 2 * for 24h", "--at", "2096-03-01T00:00:00Z", mode="none")
+    assert p.returncode == 0 and p.stdout == "closed: no window opens within the next 5 years\n", p.stdout
+
+
+def test_a_close_schedule_that_never_matches_is_exit_2(wctl, api):
+    for cmd, extra in (("schedule", []), ("sync", TARGETS), ("status", TARGETS)):
+        p = wctl.run(cmd, *extra, "--window", "0 8 * * * to 0 0 30 2 *", **({"mode": "none"} if cmd == "schedule" else {}))
+        assert p.returncode == 2, (cmd, p.stdout, p.stderr)
+        assert 'the close schedule "0 0 30 2 *" never matches' in p.stderr and len(lines(p.stderr)) == 1, p.stderr
+    p = wctl.run("sync", *TARGETS, "--window", ALWAYS, "--deny", "0 8 * * * to 0 0 31 4 *")
+    assert p.returncode == 2 and '"0 0 31 4 *" never matches' in p.stderr, p.stderr
+    assert api.writes == 0
+
+
+def _day(d):
+    return f"{d.day} {d.month}"
+
+
+def test_sync_with_a_to_window_annotation(wctl, api):
+    today = dt.datetime.now(dt.timezone.utc).date()
+    day = dt.timedelta(days=1)
+    # Windows by calendar day around today, far from their edges whenever the test runs.
+    around = f"0 0 {_day(today - 10 * day)} * to 0 0 {_day(today + 10 * day)} * in Europe/Zurich"
+    later = f"0 0 {_day(today + 90 * day)} * to 0 0 {_day(today + 100 * day)} * in Europe/Zurich"
+    wctl.run("sync", "--kustomizations", "apps-rw,apps-rt", *CLOSED)
+    assert wctl.suspended("apps-rw") and wctl.suspended("apps-rt")
+    for name, window in (("apps-rw", around), ("apps-rt", later)):
+        obj = wctl.obj(name)
+        obj["metadata"].setdefault("annotations", {})["windowctl.io/window"] = window
+        api.put("kustomizations", "flux-system", name, obj)
+    # The flags say open; each object's own window wins (the flags' --deny would still apply).
+    p = wctl.run("sync", "--kustomizations", "apps-rw,apps-rt", *OPEN)
+    assert p.returncode == 0, p.stderr
+    assert lines(p.stdout) == ["flux-system/apps-rw opened", "flux-system/apps-rt already closed"]
+    assert not wctl.suspended("apps-rw") and wctl.suspended("apps-rt")
+    rows = json_out(wctl.run("status", "--kustomizations", "apps-rw,apps-rt", "-o", "json"))["items"]
+    assert [r["window"] for r in rows] == ["open", "closed"]
+    assert re.fullmatch(r"\d{4}-\d\d-\d\dT00:00:00\+0[12]:00", rows[0]["nextClose"]), rows[0]
+    # A never-matching close in an annotation fails that target only, naming it.
+    obj = wctl.obj("apps-rt")
+    obj["metadata"]["annotations"]["windowctl.io/window"] = "0 8 * * * to 0 0 30 2 *"
+    api.put("kustomizations", "flux-system", "apps-rt", obj)
+    p = wctl.run("sync", "--kustomizations", "apps-rw,apps-rt", *OPEN)
+    assert p.returncode == 1
+    assert 'flux-system/apps-rt: annotation windowctl.io/window: invalid window "0 8 * * * to 0 0 30 2 *": the close ' \
+           'schedule "0 0 30 2 *" never matches' in p.stderr, p.stderr
+    assert lines(p.stdout)[0] == "flux-system/apps-rw already open"
+
+
+def test_status_with_a_to_window(wctl, api):
+    row = json_out(wctl.run("status", *TARGETS, "--window", "0 8 * * MON to 0 17 * * THU in Europe/Zurich", "-o",
+                            "json"))["items"][0]
+    assert row["window"] in ("open", "closed")
+    assert re.fullmatch(r"\d{4}-\d\d-\d\dT08:00:00\+0[12]:00", row["nextOpen"])
+    assert re.fullmatch(r"\d{4}-\d\d-\d\dT17:00:00\+0[12]:00", row["nextClose"])

@@ -144,6 +144,12 @@ window(["* * * * * for 1h"], [], ["2026-03-27T00:00:00.5Z/2026-03-30T12:00:00Z"]
 window(["0 8 * * FRI for 81h"], mode=1, at=3600)
 window(["@daily for 2h in Australia/Lord_Howe"], ["0 1 * * SUN for 30m in Australia/Lord_Howe"], at=1_775_300_000)
 window(["0 0 1 1 * for 8784h"], mode=0, at=100)
+window(["0 8 * * MON to 0 17 * * THU in Europe/Zurich"])
+window(["30 2 * * * to 0 3 * * * in Europe/Zurich", "0 12 * * * for 2h"], ["0 12 * * FRI to 0 8 * * MON"],
+       at=1_774_600_000)
+window(["0 0 1 1 * to 0 0 29 2 *"], [], ["2027-01-01T00:00:00Z/2027-02-01T00:00:00Z"], at=1_795_000_000)
+window(["0 8 * * * to 0 8 * * *", "*/2 * * * * to * * * * * in America/New_York"], at=1_793_500_000)
+window(["0 8 * * * to 0 0 30 2 *"])
 
 
 # --- sync: now, flags?; then the object ------------------------------------------------------
@@ -158,6 +164,8 @@ def obj(annotations, suspend=None):
 for ann, flags in (({"windowctl.io/window": "0 8 * * MON for 81h in Europe/Zurich"}, False),
                    ({"windowctl.io/window": "0 22 * * * for 2h; 0 9 * * SAT for 2h",
                      "windowctl.io/deny": "0 23 * * * for 10m\n0 0 24 12 * for 72h"}, True),
+                   ({"windowctl.io/window": "0 8 * * MON to 0 17 * * THU in Europe/Zurich",
+                     "windowctl.io/deny": "0 12 * * FRI to 0 8 * * MON"}, False),
                    ({"windowctl.io/override": "closed", "windowctl.io/override-until": "9999-12-31T23:59:59Z",
                      "windowctl.io/suspended-by": "windowctl"}, True),
                    ({"windowctl.io/override": "open", "windowctl.io/override-until": "2026-11-22T10:00:00Z",
