@@ -20,8 +20,7 @@ nlohmann::json event_subject(const Target& target, const nlohmann::json& answer)
 class Applier {
  public:
   Applier(Client& client, const CommandOptions& options, const Resolution& resolution)
-      : client_(client), opt_(options), kind_(*options.kind), version_(resolution.version),
-        discovery_error_(resolution.discovery_error) {}
+      : client_(client), opt_(options), res_(resolution) {}
 
   // Decides on the object as read (again after a 409) and writes; the result says what
   // happened, including a write that landed before a later step failed.
@@ -32,13 +31,11 @@ class Applier {
 
  private:
   PlanInput input_for(const nlohmann::json& object, const PlanInput& input) const;
-  void record_event(const Target& target, const nlohmann::json& answer, const Decision& decision);
+  void record_event(const KindVersion& kind, const Target& target, const nlohmann::json& answer, const Decision& decision);
 
   Client& client_;
   const CommandOptions& opt_;
-  const KindAdapter& kind_;
-  std::string version_;
-  std::string discovery_error_;
+  const Resolution& res_;  // the version of each kind
   std::string instance_;
   int writes_ = 0;
 };
