@@ -34,6 +34,13 @@ std::string hostname() {
   return buf;
 }
 
+// How logs name a result: as its target's id() does.
+std::string label(const TargetResult& r) {
+  std::string kind = r.kind;
+  for (char& c : kind) c = static_cast<char>(c >= 'A' && c <= 'Z' ? c - 'A' + 'a' : c);
+  return (r.show_kind ? kind + "/" : "") + r.ns + "/" + r.name;
+}
+
 }  // namespace
 
 // sync asks the object's window; --scheduled lets an active override win over the job's edge.
@@ -67,10 +74,10 @@ json event_subject(const Target& t, const json& answer) {
   return json{{"metadata", std::move(meta)}};
 }
 
-void Applier::record_event(const Target& t, const json& object, const Decision& d) {
+void Applier::record_event(const KindVersion& kv, const Target& t, const json& object, const Decision& d) {
   if (d.event_reason.empty()) return;
   if (instance_.empty()) instance_ = hostname();
-  json event = make_event(kind_, version_, event_subject(t, object), {d.event_reason, d.event_type, d.event_message, instance_},
+  json event = make_event(*kv.kind, kv.version, event_subject(t, object), {d.event_reason, d.event_type, d.event_message, instance_},
                           std::chrono::system_clock::now());
   // Flux's alerts hear of it whether or not the core Event could be recorded.
   if (notifier_) notifier_->send(flux_event(event, window_word(d.outcome)));
@@ -89,19 +96,23 @@ void Applier::record_event(const Target& t, const json& object, const Decision& 
   }
 }
 
-void Applier::notify_failed(const Target& t, const std::string& error) {
+void Applier::notify_failed(const KindVersion& kv, const Target& t, const std::string& error) {
   if (!notifier_) return;
   if (instance_.empty()) instance_ = hostname();
   std::string verb = opt_.command;
   verb[0] = static_cast<char>(verb[0] - 'a' + 'A');
-  json event = make_event(kind_, version_, event_subject(t, json::object()),
+  json event = make_event(*kv.kind, kv.version, event_subject(t, json::object()),
                           {"Window" + verb + "Failed", "Warning", opt_.command + " failed: " + error, instance_},
                           std::chrono::system_clock::now());
   notifier_->send(flux_event(event, "failed"));
 }
 
 TargetResult Applier::apply(const Work& w, const PlanInput& in) {
-  TargetResult r{w.target.ns, w.target.name, std::string(kind_.kind)};
+  const KindVersion kv = res_.version_for(kind_of(w.target, opt_), opt_);
+  const KindAdapter& kind = *kv.kind;
+  const std::string& version = kv.version;
+  TargetResult r{w.target.ns, w.target.name, std::string(kind.kind)};
+  r.show_kind = w.target.kind != nullptr;
   r.dry_run = opt_.dry_run;
   // The decision whose PATCH went out without a success coming back (the answer lost, or a 409
   // from the client's own retry of it): the next read tells whether it landed.
@@ -110,14 +121,14 @@ TargetResult Applier::apply(const Work& w, const PlanInput& in) {
     spdlog::warn("{}: the answer to windowctl's PATCH was lost, but the object shows it: it landed", w.target.id());
     r.decision = *sent;
     ++writes_;
-    record_event(w.target, object, *sent);
+    record_event(kv, w.target, object, *sent);
     return r;
   };
   constexpr int kMaxConflicts = 3;
   for (int attempt = 0;; ++attempt) {
     try {
-      if (!discovery_error_.empty()) throw std::runtime_error(discovery_error_);
-      json object = attempt == 0 && w.listed ? *w.listed : client_.call("GET", object_path(kind_, version_, w.target.ns, w.target.name));
+      if (!kv.discovery_error.empty()) throw std::runtime_error(kv.discovery_error);
+      json object = attempt == 0 && w.listed ? *w.listed : client_.call("GET", object_path(kind, version, w.target.ns, w.target.name));
       if (sent && patch_visible(object, *sent->patch)) return landed(object);
       sent.reset();
       Decision d = decide(object, input_for(object, in));
@@ -131,7 +142,7 @@ TargetResult Applier::apply(const Work& w, const PlanInput& in) {
         if (!d.patch->contains("/metadata/resourceVersion"_json_pointer)) {
           throw std::runtime_error("the object as read has no resourceVersion, so no write can be conditional on it; nothing changed");
         }
-        std::string path = object_path(kind_, version_, w.target.ns, w.target.name) + "?fieldManager=windowctl";
+        std::string path = object_path(kind, version, w.target.ns, w.target.name) + "?fieldManager=windowctl";
         sent = d;
         object = client_.call("PATCH", path, &*d.patch, "application/merge-patch+json");
         sent.reset();
@@ -143,7 +154,7 @@ TargetResult Applier::apply(const Work& w, const PlanInput& in) {
                     opt_.command == "sync" ? "sync --force resumes it; adopt makes it windowctl's"
                                            : "open --force resumes it; adopt makes it windowctl's");
       }
-      record_event(w.target, object, d);
+      record_event(kv, w.target, object, d);
       return r;
     } catch (const ApiError& e) {
       if (e.reason() == Reason::kConflict && attempt + 1 < kMaxConflicts) {
@@ -157,7 +168,7 @@ TargetResult Applier::apply(const Work& w, const PlanInput& in) {
       if (sent) {
         // Said plainly either way: a write that landed is reported as landed, never as failed.
         try {
-          json object = client_.call("GET", object_path(kind_, version_, w.target.ns, w.target.name));
+          json object = client_.call("GET", object_path(kind, version, w.target.ns, w.target.name));
           if (patch_visible(object, *sent->patch)) return landed(object);
           error += " (the PATCH did not land: nothing changed)";
         } catch (const std::exception& again) {
@@ -171,7 +182,7 @@ TargetResult Applier::apply(const Work& w, const PlanInput& in) {
     }
     r.decision.reset();  // decided, but not carried out: report the failure alone
     spdlog::error("{}: {}", w.target.id(), r.error);
-    if (!opt_.dry_run) notify_failed(w.target, r.error);
+    if (!opt_.dry_run) notify_failed(kv, w.target, r.error);
     return r;
   }
 }
@@ -188,8 +199,12 @@ void Applier::wait(std::vector<TargetResult>& results, const std::string& token)
       TargetResult& r = **it;
       ReadyVerdict v;
       try {
-        v = evaluate_readiness(client_.call("GET", object_path(kind_, version_, r.ns, r.name)),
-                               r.decision->wait_for_token ? token : std::string());
+        const KindAdapter* kind = find_kind(r.kind);
+        if (!kind) throw std::runtime_error("internal error: unknown kind " + r.kind);
+        const KindVersion kv = res_.version_for(*kind, opt_);
+        // Static kinds (Alert, Provider) have no status to echo the token in.
+        v = kind_readiness(*kind, client_.call("GET", object_path(*kind, kv.version, r.ns, r.name)),
+                           r.decision->wait_for_token && kind->has_status ? token : std::string());
       } catch (const std::exception& e) {
         v = {Readiness::kFailed, error_summary(e)};
       }
@@ -201,7 +216,7 @@ void Applier::wait(std::vector<TargetResult>& results, const std::string& token)
         r.wait = "ready";
       } else {
         r.error = "wait failed: " + v.message;
-        spdlog::error("{}/{}: {}", r.ns, r.name, r.error);
+        spdlog::error("{}: {}", label(r), r.error);
       }
       it = pending.erase(it);
     }
@@ -209,7 +224,7 @@ void Applier::wait(std::vector<TargetResult>& results, const std::string& token)
     if (Clock::now() + opt_.poll_interval > deadline) {
       for (TargetResult* r : pending) {
         r->error = "wait failed: not ready within " + std::to_string(opt_.wait_timeout.count() / 1000) + "s";
-        spdlog::error("{}/{}: {}", r->ns, r->name, r->error);
+        spdlog::error("{}: {}", label(*r), r->error);
       }
       break;
     }

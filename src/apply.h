@@ -22,8 +22,7 @@ nlohmann::json event_subject(const Target& target, const nlohmann::json& answer)
 class Applier {
  public:
   Applier(Client& client, const CommandOptions& options, const Resolution& resolution)
-      : client_(client), opt_(options), kind_(*options.kind), version_(resolution.version),
-        discovery_error_(resolution.discovery_error) {
+      : client_(client), opt_(options), res_(resolution) {
     if (options.notify) notifier_.emplace(*options.notify, options.notify_timeout, options.user_agent);
   }
 
@@ -36,14 +35,12 @@ class Applier {
 
  private:
   PlanInput input_for(const nlohmann::json& object, const PlanInput& input) const;
-  void record_event(const Target& target, const nlohmann::json& answer, const Decision& decision);
-  void notify_failed(const Target& target, const std::string& error);
+  void record_event(const KindVersion& kind, const Target& target, const nlohmann::json& answer, const Decision& decision);
+  void notify_failed(const KindVersion& kind, const Target& target, const std::string& error);
 
   Client& client_;
   const CommandOptions& opt_;
-  const KindAdapter& kind_;
-  std::string version_;
-  std::string discovery_error_;
+  const Resolution& res_;  // the version of each kind
   std::string instance_;
   int writes_ = 0;
   std::optional<Notifier> notifier_;  // --notify

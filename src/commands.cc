@@ -39,9 +39,12 @@ bool status(Client& client, const CommandOptions& opt, Resolution& res) {
   bool ok = true;
   auto row = [&](const Work& w) {
     try {
-      if (!res.discovery_error.empty()) throw std::runtime_error(res.discovery_error);
-      json object = w.listed ? *w.listed : client.call("GET", object_path(*opt.kind, res.version, w.target.ns, w.target.name));
-      rows.push_back(status_row(*opt.kind, object));
+      const KindAdapter& kind = kind_of(w.target, opt);
+      const KindVersion kv = res.version_for(kind, opt);
+      if (!kv.discovery_error.empty()) throw std::runtime_error(kv.discovery_error);
+      json object = w.listed ? *w.listed : client.call("GET", object_path(kind, kv.version, w.target.ns, w.target.name));
+      rows.push_back(status_row(kind, object));
+      rows.back().show_kind = w.target.kind != nullptr;
       // The row is about the target asked for, whatever name the answer carries.
       rows.back().ns = w.target.ns;
       rows.back().name = w.target.name;
@@ -65,7 +68,8 @@ bool status(Client& client, const CommandOptions& opt, Resolution& res) {
   };
   SeenSet seen;
   for (const auto& t : res.named) {
-    seen.insert(t.ns, t.name);
+    // The selection is of --kind: an object of another kind by the same name is not in it.
+    if (&kind_of(t, opt) == opt.kind) seen.insert(t.ns, t.name);
     row(Work{t, std::nullopt});
   }
   if (res.list && !for_each_listed(client, opt, res, seen, row)) ok = false;
@@ -115,7 +119,7 @@ bool change(Client& client, const CommandOptions& opt, Resolution& res) {
   };
   SeenSet seen;
   for (const auto& t : res.named) {
-    seen.insert(t.ns, t.name);
+    if (&kind_of(t, opt) == opt.kind) seen.insert(t.ns, t.name);
     handle(Work{t, std::nullopt});
   }
   if (res.list && !for_each_listed(client, opt, res, seen, handle)) ok = false;

@@ -17,12 +17,13 @@ namespace windowctl {
 
 struct CommandOptions {
   std::string command;  // open, close, relabel, adopt, sync, status
-  std::vector<std::string> names;
+  std::vector<std::string> names;         // --kustomizations: of `kind`
+  std::vector<std::string> kind_targets;  // --targets: KIND/[NAMESPACE/]NAME, each of its own kind
   std::string selector;
   bool all = false;
   std::string ns;  // resolved default namespace
-  const KindAdapter* kind = nullptr;
-  std::string api_version;  // --api-version; empty: discover
+  const KindAdapter* kind = nullptr;  // --kind: of --kustomizations, -l and --all
+  std::string api_version;  // --api-version (of `kind`); empty: discover
   bool force = false;
   bool relabel = false;
   std::string label_value;  // relabel --reconcile

@@ -5,6 +5,7 @@
 #include <stdexcept>
 
 #include "http.h"
+#include "json_read.h"
 #include "targets.h"
 
 namespace windowctl {
@@ -27,32 +28,107 @@ std::string helmrelease_revision(const nlohmann::json& obj) {
   return chart.empty() ? str_at(obj, "/status/lastAttemptedRevision"_json_pointer) : chart;
 }
 
-struct Named {
-  std::string_view alias;
-  const KindAdapter* kind;
+// Sources: the revision of the artifact they serve (main@sha1:..., 6.7.1@sha256:...).
+std::string artifact_revision(const nlohmann::json& obj) { return str_at(obj, "/status/artifact/revision"_json_pointer); }
+
+// The last scan: its revision (a digest of the tag list), else how many tags it found.
+std::string image_repository_revision(const nlohmann::json& obj) {
+  std::string rev = str_at(obj, "/status/lastScanResult/revision"_json_pointer);
+  if (!rev.empty() || !obj.contains("/status/lastScanResult"_json_pointer)) return rev;
+  auto count = int_at(obj.at("/status/lastScanResult"_json_pointer), "tagCount");
+  return count ? std::to_string(*count) + " tags" : std::string();
+}
+
+// The image the policy selected: name:tag, with @digest when it has one.
+std::string image_policy_revision(const nlohmann::json& obj) {
+  std::string name = str_at(obj, "/status/latestRef/name"_json_pointer);
+  std::string tag = str_at(obj, "/status/latestRef/tag"_json_pointer);
+  std::string digest = str_at(obj, "/status/latestRef/digest"_json_pointer);
+  if (name.empty() && tag.empty()) return {};
+  return name + ":" + tag + (digest.empty() ? "" : "@" + digest);
+}
+
+std::string image_update_revision(const nlohmann::json& obj) { return str_at(obj, "/status/lastPushCommit"_json_pointer); }
+
+// Alert, Provider, Receiver carry no revision.
+std::string no_revision(const nlohmann::json&) { return {}; }
+
+constexpr std::string_view kSource = "source.toolkit.fluxcd.io";
+constexpr std::string_view kImage = "image.toolkit.fluxcd.io";
+constexpr std::string_view kNotification = "notification.toolkit.fluxcd.io";
+
+// Preferred versions are the storage versions of Flux v2.9's CRDs; an older server's own
+// preference is used when it does not serve them (choose_version).
+constexpr KindAdapter kTable[] = {
+    {"Kustomization", "kustomize.toolkit.fluxcd.io", "kustomizations", "v1", "ks", kustomization_revision},
+    {"HelmRelease", "helm.toolkit.fluxcd.io", "helmreleases", "v2", "hr", helmrelease_revision},
+    {"GitRepository", kSource, "gitrepositories", "v1", "gitrepo", artifact_revision},
+    {"OCIRepository", kSource, "ocirepositories", "v1", "ocirepo", artifact_revision},
+    {"HelmRepository", kSource, "helmrepositories", "v1", "helmrepo", artifact_revision},
+    {"HelmChart", kSource, "helmcharts", "v1", "hc", artifact_revision},
+    {"Bucket", kSource, "buckets", "v1", "", artifact_revision},
+    {"ImageRepository", kImage, "imagerepositories", "v1", "imgrepo imagerepo", image_repository_revision},
+    {"ImagePolicy", kImage, "imagepolicies", "v1", "imgpol imagepol", image_policy_revision},
+    {"ImageUpdateAutomation", kImage, "imageupdateautomations", "v1", "iua imgupd imgauto imageupdate image-update",
+     image_update_revision},
+    {"Alert", kNotification, "alerts", "v1beta3", "", no_revision, false},
+    {"Provider", kNotification, "providers", "v1beta3", "alert-provider", no_revision, false},
+    {"Receiver", kNotification, "receivers", "v1", "", no_revision},
 };
 
-constexpr KindAdapter kKustomization{"Kustomization", "kustomize.toolkit.fluxcd.io", "kustomizations", "v1", kustomization_revision};
-constexpr KindAdapter kHelmRelease{"HelmRelease", "helm.toolkit.fluxcd.io", "helmreleases", "v2", helmrelease_revision};
+bool qualified_is(std::string_view name, std::string_view word, std::string_view group) {
+  return name.size() == word.size() + 1 + group.size() && http::iequals(name.substr(0, word.size()), word) &&
+         name[word.size()] == '.' && http::iequals(name.substr(word.size() + 1), group);
+}
 
-constexpr std::array<Named, 8> kAliases{{
-    {"kustomization", &kKustomization},
-    {"kustomizations", &kKustomization},
-    {"ks", &kKustomization},
-    {"kustomization.kustomize.toolkit.fluxcd.io", &kKustomization},
-    {"helmrelease", &kHelmRelease},
-    {"helmreleases", &kHelmRelease},
-    {"hr", &kHelmRelease},
-    {"helmrelease.helm.toolkit.fluxcd.io", &kHelmRelease},
-}};
+bool matches(const KindAdapter& k, std::string_view name) {
+  if (http::iequals(name, k.kind) || http::iequals(name, k.plural)) return true;
+  if (qualified_is(name, k.kind, k.group) || qualified_is(name, k.plural, k.group)) return true;
+  std::string_view rest = k.aliases;
+  while (!rest.empty()) {
+    auto space = rest.find(' ');
+    if (http::iequals(rest.substr(0, space), name)) return true;
+    if (space == std::string_view::npos) break;
+    rest.remove_prefix(space + 1);
+  }
+  return false;
+}
 
 }  // namespace
 
+const std::vector<const KindAdapter*>& all_kinds() {
+  static const std::vector<const KindAdapter*> kinds = [] {
+    std::vector<const KindAdapter*> v;
+    for (const auto& k : kTable) v.push_back(&k);
+    return v;
+  }();
+  return kinds;
+}
+
+std::string kinds_help() {
+  std::string out;
+  for (const auto& k : kTable) {
+    if (!out.empty()) out += ", ";
+    out += std::string(k.kind);
+    if (k.aliases.empty()) continue;
+    std::string aliases(k.aliases);
+    for (char& c : aliases) c = c == ' ' ? ',' : c;
+    out += " (" + aliases + ")";
+  }
+  return out;
+}
+
 const KindAdapter* find_kind(std::string_view name) {
-  for (const auto& a : kAliases) {
-    if (http::iequals(a.alias, name)) return a.kind;
+  for (const auto& k : kTable) {
+    if (matches(k, name)) return &k;
   }
   return nullptr;
+}
+
+ReadyVerdict kind_readiness(const KindAdapter& kind, const nlohmann::json& object, const std::string& token) {
+  if (kind.has_status) return evaluate_readiness(object, token);
+  if (find_condition(object, "Ready").status.empty()) return {Readiness::kReady, "no status: ready once it exists"};
+  return evaluate_readiness(object, std::string());
 }
 
 std::string group_path(const KindAdapter& kind) { return "/apis/" + std::string(kind.group); }

@@ -5,19 +5,41 @@
 #include <nlohmann/json.hpp>
 #include <string>
 #include <string_view>
+#include <vector>
+
+#include "readiness.h"
 
 namespace windowctl {
 
+// One row per Flux kind whose CRD has spec.suspend (the 13 that `flux suspend` covers). Every
+// kind is suspended, resumed and asked to reconcile (reconcile.fluxcd.io/requestedAt) the same
+// way; what differs is here.
 struct KindAdapter {
   std::string_view kind;       // Kustomization
   std::string_view group;      // kustomize.toolkit.fluxcd.io
   std::string_view plural;     // kustomizations
   std::string_view preferred;  // the version windowctl speaks when the server serves it
+  std::string_view aliases;    // space-separated: kubectl short names (CRD shortNames) and flux CLI names
   std::string (*revision)(const nlohmann::json& object);  // what `status` shows in REVISION
+  // False for Alert and Provider (notification v1beta3): static objects with no status, so no
+  // Ready condition and no lastHandledReconcileAt to wait for; they are ready once they exist.
+  bool has_status = true;
 };
 
-// Kustomization, HelmRelease; case-insensitive, also the plural and kubectl short names (ks, hr).
+// Every kind in the table, in the order `--kind` help lists them.
+const std::vector<const KindAdapter*>& all_kinds();
+
+// "Kustomization (ks), HelmRelease (hr), ...": every kind and its aliases, for help and errors.
+std::string kinds_help();
+
+// Case-insensitive: the kind, the plural, KIND.GROUP, PLURAL.GROUP and each alias.
 const KindAdapter* find_kind(std::string_view name);
+
+// Readiness after open as the kind defines it: Flux's Ready condition (readiness.h) for kinds
+// with a status; for a static kind, ready as soon as it exists unless it does report a Ready
+// condition (an older served version), which then counts. A token is waited for only on kinds
+// whose controller echoes it.
+ReadyVerdict kind_readiness(const KindAdapter& kind, const nlohmann::json& object, const std::string& token);
 
 // An API version as Kubernetes spells them (v1, v2beta1, v1alpha3): it goes into request paths,
 // from --api-version or from a server's discovery document, so nothing else may.

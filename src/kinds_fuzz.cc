@@ -22,7 +22,7 @@ using nlohmann::json;
 
 extern "C" int LLVMFuzzerTestOneInput(const std::uint8_t* data, std::size_t size) {
   FuzzedDataProvider in(data, size);
-  const KindAdapter& kind = *find_kind(in.ConsumeBool() ? "ks" : "hr");
+  const KindAdapter& kind = *all_kinds().at(in.ConsumeIntegralInRange<std::size_t>(0, all_kinds().size() - 1));
   const std::string token = in.ConsumeBool() ? in.ConsumeRandomLengthString(40) : "";
   // Free text from the command line (--reason): any bytes, as argv can hold.
   const std::string reason = in.ConsumeRandomLengthString(1100);
@@ -41,6 +41,13 @@ extern "C" int LLVMFuzzerTestOneInput(const std::uint8_t* data, std::size_t size
   }
   ReadyVerdict verdict = evaluate_readiness(object, token);
   if (verdict.state == Readiness::kReady) FUZZ_CHECK(find_condition(object, "Ready").status == "True");
+  // A kind's own readiness: Flux's, or for a static kind existence unless a Ready condition says otherwise.
+  ReadyVerdict kv = kind_readiness(kind, object, token);
+  if (kind.has_status) FUZZ_CHECK(kv.state == verdict.state);
+  if (kv.state == Readiness::kReady && !find_condition(object, "Ready").status.empty()) {
+    FUZZ_CHECK(find_condition(object, "Ready").status == "True");
+  }
+  (void)quote_reason(metadata_string(object, "name"));
 
   EventSpec spec{"WindowClosed", "Normal", "Suspended by windowctl: " + reason, reason.substr(0, 200)};
   json event = make_event(kind, "v1", object, spec, std::chrono::system_clock::time_point{});

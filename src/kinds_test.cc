@@ -2,6 +2,10 @@
 
 #include <doctest/doctest.h>
 
+#include <cctype>
+#include <iterator>
+#include <string>
+
 using namespace windowctl;
 
 TEST_CASE("kinds are found by kind, plural and short name") {
@@ -9,7 +13,72 @@ TEST_CASE("kinds are found by kind, plural and short name") {
   CHECK(find_kind("ks")->kind == "Kustomization");
   CHECK(find_kind("HELMRELEASE")->group == "helm.toolkit.fluxcd.io");
   CHECK(find_kind("hr")->preferred == "v2");
-  CHECK(find_kind("GitRepository") == nullptr);
+  CHECK(find_kind("ExternalArtifact") == nullptr);  // a Flux kind without spec.suspend
+  CHECK(find_kind("") == nullptr);
+  CHECK(find_kind("git") == nullptr);
+  CHECK(find_kind("kustomization.helm.toolkit.fluxcd.io") == nullptr);
+  CHECK(find_kind("kustomization.") == nullptr);
+}
+
+TEST_CASE("every suspendable Flux kind is a row with its group, plural and version") {
+  // kind, group, plural, preferred (storage version of Flux v2.9's CRD), has a status
+  struct Row {
+    const char *kind, *group, *plural, *version;
+    bool status;
+  };
+  const Row rows[] = {
+      {"Kustomization", "kustomize.toolkit.fluxcd.io", "kustomizations", "v1", true},
+      {"HelmRelease", "helm.toolkit.fluxcd.io", "helmreleases", "v2", true},
+      {"GitRepository", "source.toolkit.fluxcd.io", "gitrepositories", "v1", true},
+      {"OCIRepository", "source.toolkit.fluxcd.io", "ocirepositories", "v1", true},
+      {"HelmRepository", "source.toolkit.fluxcd.io", "helmrepositories", "v1", true},
+      {"HelmChart", "source.toolkit.fluxcd.io", "helmcharts", "v1", true},
+      {"Bucket", "source.toolkit.fluxcd.io", "buckets", "v1", true},
+      {"ImageRepository", "image.toolkit.fluxcd.io", "imagerepositories", "v1", true},
+      {"ImagePolicy", "image.toolkit.fluxcd.io", "imagepolicies", "v1", true},
+      {"ImageUpdateAutomation", "image.toolkit.fluxcd.io", "imageupdateautomations", "v1", true},
+      {"Alert", "notification.toolkit.fluxcd.io", "alerts", "v1beta3", false},
+      {"Provider", "notification.toolkit.fluxcd.io", "providers", "v1beta3", false},
+      {"Receiver", "notification.toolkit.fluxcd.io", "receivers", "v1", true},
+  };
+  REQUIRE(all_kinds().size() == std::size(rows));
+  for (const auto& row : rows) {
+    CAPTURE(row.kind);
+    const KindAdapter* k = find_kind(row.kind);
+    REQUIRE(k != nullptr);
+    CHECK(k->group == row.group);
+    CHECK(k->plural == row.plural);
+    CHECK(k->preferred == row.version);
+    CHECK(valid_api_version(k->preferred));
+    CHECK(k->has_status == row.status);
+    CHECK(static_cast<bool>(k->revision));
+    CHECK(find_kind(row.plural) == k);
+    std::string upper(row.kind);
+    for (char& c : upper) c = static_cast<char>(std::toupper(static_cast<unsigned char>(c)));
+    CHECK(find_kind(upper) == k);
+    CHECK(find_kind(std::string(row.kind) + "." + row.group) == k);
+    CHECK(find_kind(std::string(row.plural) + "." + row.group) == k);
+    CHECK(kinds_help().find(row.kind) != std::string::npos);
+  }
+}
+
+TEST_CASE("every alias resolves: kubectl short names of the CRDs and flux CLI names") {
+  const std::pair<const char*, const char*> aliases[] = {
+      {"ks", "Kustomization"},        {"hr", "HelmRelease"},         {"gitrepo", "GitRepository"},
+      {"gitrepository", "GitRepository"}, {"ocirepo", "OCIRepository"}, {"helmrepo", "HelmRepository"},
+      {"hc", "HelmChart"},            {"helmchart", "HelmChart"},    {"bucket", "Bucket"},
+      {"imgrepo", "ImageRepository"}, {"imagerepo", "ImageRepository"}, {"imgpol", "ImagePolicy"},
+      {"imagepol", "ImagePolicy"},    {"imagepolicy", "ImagePolicy"}, {"iua", "ImageUpdateAutomation"},
+      {"imgupd", "ImageUpdateAutomation"}, {"imgauto", "ImageUpdateAutomation"}, {"imageupdate", "ImageUpdateAutomation"},
+      {"image-update", "ImageUpdateAutomation"}, {"alert", "Alert"}, {"provider", "Provider"},
+      {"alert-provider", "Provider"}, {"receiver", "Receiver"},   {"IUA", "ImageUpdateAutomation"},
+      {"GitRepo", "GitRepository"},
+  };
+  for (const auto& [alias, kind] : aliases) {
+    CAPTURE(alias);
+    REQUIRE(find_kind(alias) != nullptr);
+    CHECK(find_kind(alias)->kind == kind);
+  }
 }
 
 TEST_CASE("paths") {
@@ -37,6 +106,57 @@ TEST_CASE("revision per kind") {
   CHECK(find_kind("hr")->revision(hr) == "6.5.0");
   CHECK(find_kind("hr")->revision(R"({"status":{"lastAttemptedRevision":"6.4.0"}})"_json) == "6.4.0");
   CHECK(find_kind("ks")->revision(R"({})"_json) == "");
+
+  // Realistic statuses, as each controller writes them.
+  auto git = R"({"status":{"artifact":{"revision":"main@sha1:8d4e3c9a","digest":"sha256:3f","path":"p","url":"u",
+                 "lastUpdateTime":"2026-11-20T08:00:00Z"},"conditions":[{"type":"Ready","status":"True"}]}})"_json;
+  for (const char* source : {"gitrepository", "ocirepository", "helmrepository", "helmchart", "bucket"}) {
+    CAPTURE(source);
+    CHECK(find_kind(source)->revision(git) == "main@sha1:8d4e3c9a");
+  }
+  auto scanned = R"({"status":{"lastScanResult":{"tagCount":42,"scanTime":"2026-11-20T08:00:00Z","latestTags":["6.7.1"]}}})"_json;
+  CHECK(find_kind("imagerepo")->revision(scanned) == "42 tags");
+  scanned["status"]["lastScanResult"]["revision"] = "sha256:abcd";
+  CHECK(find_kind("imagerepo")->revision(scanned) == "sha256:abcd");
+  CHECK(find_kind("imagerepo")->revision(R"({"status":{"lastScanResult":{"tagCount":"42"}}})"_json) == "");
+  CHECK(find_kind("imagerepo")->revision(R"({"status":{"lastScanResult":[1]}})"_json) == "");
+  auto policy = R"({"status":{"latestRef":{"name":"ghcr.io/stefanprodan/podinfo","tag":"6.7.1"}}})"_json;
+  CHECK(find_kind("imagepolicy")->revision(policy) == "ghcr.io/stefanprodan/podinfo:6.7.1");
+  policy["status"]["latestRef"]["digest"] = "sha256:ab";
+  CHECK(find_kind("imagepolicy")->revision(policy) == "ghcr.io/stefanprodan/podinfo:6.7.1@sha256:ab");
+  CHECK(find_kind("imagepolicy")->revision(R"({"status":{"latestRef":"x"}})"_json) == "");
+  auto iua = R"({"status":{"lastPushCommit":"8d4e3c9a0f6b","lastPushTime":"2026-11-20T08:00:00Z"}})"_json;
+  CHECK(find_kind("iua")->revision(iua) == "8d4e3c9a0f6b");
+  for (const char* none : {"alert", "provider", "receiver"}) {
+    CAPTURE(none);
+    CHECK(find_kind(none)->revision(R"({"status":{"webhookPath":"/hook/x","lastAppliedRevision":"x"}})"_json) == "");
+  }
+  for (const auto* k : all_kinds()) {
+    CAPTURE(k->kind);
+    for (const char* odd : {"null", "[]", "5", R"({"status":[]})", R"({"status":{"artifact":{"revision":5}}})"}) {
+      CHECK(k->revision(nlohmann::json::parse(odd)) == "");
+    }
+  }
+}
+
+TEST_CASE("readiness per kind: Flux's Ready condition, or existence for static kinds") {
+  auto ready = R"({"metadata":{"generation":2},"status":{"lastHandledReconcileAt":"t1",
+                   "conditions":[{"type":"Ready","status":"True","observedGeneration":2}]}})"_json;
+  auto stale = R"({"metadata":{"generation":3},"status":{"conditions":[{"type":"Ready","status":"True","observedGeneration":2}]}})"_json;
+  for (const auto* k : all_kinds()) {
+    CAPTURE(k->kind);
+    CHECK(kind_readiness(*k, ready, "t1").state == Readiness::kReady);
+    if (k->has_status) {
+      CHECK(kind_readiness(*k, ready, "t2").state == Readiness::kPending);
+      CHECK(kind_readiness(*k, stale, "").state == Readiness::kPending);
+      CHECK(kind_readiness(*k, R"({"metadata":{"generation":1}})"_json, "").state == Readiness::kPending);
+    } else {
+      // No status at all (v1beta3): ready once it exists, whatever the token.
+      CHECK(kind_readiness(*k, R"({"metadata":{"generation":1}})"_json, "t2").state == Readiness::kReady);
+      // An older served version that reports a Ready condition: it counts.
+      CHECK(kind_readiness(*k, stale, "").state == Readiness::kPending);
+    }
+  }
 }
 
 TEST_CASE("API versions as Kubernetes spells them, and nothing else reaches a path") {

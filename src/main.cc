@@ -28,7 +28,7 @@ constexpr int kExitUsage = 2;
 
 struct Flags {
   std::string kubeconfig, context, ns, kind = "Kustomization", api_version, selector;
-  std::vector<std::string> names;
+  std::vector<std::string> names, targets;
   bool all = false, force = false, relabel = false, dry_run = false, wait = false, verbose = false;
   bool scheduled = false, fail_on_held = false;
   std::string override_for, at;
@@ -52,11 +52,16 @@ void add_targets(CLI::App* cmd, Flags& f, bool writes) {
   cmd->add_option("--kustomizations", f.names, "Objects to act on: name or namespace/name, comma-separated, repeatable")
       ->type_name("NAMES")
       ->delimiter('\0');
+  cmd->add_option("--targets", f.targets, "Objects of any kind: KIND/NAME or KIND/NAMESPACE/NAME, comma-separated, repeatable")
+      ->type_name("TARGETS")
+      ->delimiter('\0');
   cmd->add_option("-l,--selector", f.selector, "Label selector, as kubectl (app=x,window in (rw))")->type_name("SELECTOR");
   cmd->add_flag("--all", f.all, "Every object of the kind in the namespace");
   cmd->add_option("-n,--namespace", f.ns, "Namespace of names without one and of -l/--all (default: $FLUX_SYSTEM_NAMESPACE, else flux-system)")
       ->type_name("NS");
-  cmd->add_option("--kind", f.kind, "Kustomization or HelmRelease")->type_name("KIND");
+  cmd->add_option("--kind", f.kind, "Kind of --kustomizations, -l and --all (default Kustomization): " + kinds_help() +
+                                        "; also the plural and KIND.GROUP, any case")
+      ->type_name("KIND");
   cmd->add_option("--api-version", f.api_version, "API version to use instead of discovering it (v1, v1beta2, v2)")->type_name("VERSION");
   cmd->add_option("--kubeconfig", f.kubeconfig, "Path to a kubeconfig (else KUBECONFIG, in-cluster, ~/.kube/config)")->type_name("PATH");
   cmd->add_option("--context", f.context, "kubeconfig context to use")->type_name("NAME");
@@ -193,9 +198,9 @@ int run(int argc, char** argv) {
     CommandOptions opt;
     opt.command = cmd->get_name();
     opt.kind = find_kind(f.kind);
-    if (!opt.kind) throw ConfigError("unknown --kind \"" + f.kind + "\": use Kustomization or HelmRelease");
-    if (opt.command != "status" && f.names.empty() && f.selector.empty() && !f.all) {
-      throw ConfigError(opt.command + " needs targets: --kustomizations NAMES, -l SELECTOR or --all");
+    if (!opt.kind) throw ConfigError("unknown --kind \"" + f.kind + "\": use one of " + kinds_help());
+    if (opt.command != "status" && f.names.empty() && f.targets.empty() && f.selector.empty() && !f.all) {
+      throw ConfigError(opt.command + " needs targets: --kustomizations NAMES, --targets KIND/NAME, -l SELECTOR or --all");
     }
     if (f.reason.size() > 1024) throw ConfigError("--reason is longer than 1024 characters");
     // It is written into annotations and Events, which are JSON: UTF-8 only.
@@ -210,6 +215,7 @@ int run(int argc, char** argv) {
     opt.wait_timeout = duration_flag("--timeout", f.timeout);
     opt.poll_interval = duration_flag("--poll-interval", f.poll_interval);
     opt.names = f.names;
+    opt.kind_targets = f.targets;
     opt.selector = f.selector;
     opt.all = f.all;
     opt.api_version = f.api_version;

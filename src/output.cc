@@ -73,8 +73,13 @@ std::string result_line(const TargetResult& r) {
 
 namespace {
 
+std::string lower_kind(std::string kind) {
+  for (char& c : kind) c = static_cast<char>(c >= 'A' && c <= 'Z' ? c - 'A' + 'a' : c);
+  return kind;
+}
+
 std::string result_line_raw(const TargetResult& r) {
-  std::string line = r.ns + "/" + r.name + " ";
+  std::string line = (r.show_kind ? lower_kind(r.kind) + "/" : "") + r.ns + "/" + r.name + " ";
   if (r.failed()) {
     // A failure after the decision was carried out (a failed --wait) still says what was done.
     if (r.decision) return line + describe(*r.decision, r.dry_run) + ", " + r.error;
@@ -145,6 +150,7 @@ void ResultWriter::finish() {
 
 StatusRow status_row(const KindAdapter& kind, const json& object) {
   StatusRow row;
+  row.kind = std::string(kind.kind);
   ObjectState s = read_state(object);
   row.ns = metadata_string(object, "namespace");
   row.name = metadata_string(object, "name");
@@ -153,10 +159,16 @@ StatusRow status_row(const KindAdapter& kind, const json& object) {
   if (s.suspended && s.marked) {
     row.since = s.suspended_at;
     row.reason = s.reason;
+  } else if (s.suspended) {
+    row.reason = s.flux_reason;
   }
   Condition ready = find_condition(object, "Ready");
   row.ready = ready.status.empty() ? "Unknown" : ready.status;
   row.message = ready.message;
+  if (!kind.has_status && ready.status.empty()) {
+    row.ready = "True";  // a static object (Alert, Provider): ready once it exists
+    row.message = "no status";
+  }
   row.revision = kind.revision(object);
   row.override_state = s.override_state;
   row.override_until = s.override_until;
@@ -168,7 +180,7 @@ StatusRow status_row(const KindAdapter& kind, const json& object) {
 std::string describe_state(const json& object) {
   ObjectState s = read_state(object);
   if (!s.suspended) return "running";
-  if (!s.marked) return "suspended by someone else";
+  if (!s.marked) return "suspended by someone else" + (s.flux_reason.empty() ? "" : " (reason " + quote_reason(s.flux_reason) + ")");
   std::string text = "suspended by windowctl";
   if (!s.suspended_at.empty()) text += " since " + s.suspended_at;
   if (!s.reason.empty()) text += " (" + s.reason + ")";
@@ -224,7 +236,7 @@ std::string render_schedule(const Schedule& schedule, SysTime at, int count, Out
 namespace {
 
 json status_json(const StatusRow& r) {
-  json item = {{"namespace", r.ns}, {"name", r.name}, {"suspended", r.suspended}, {"suspendedBy", r.by == "-" ? "" : r.by},
+  json item = {{"kind", r.kind}, {"namespace", r.ns}, {"name", r.name}, {"suspended", r.suspended}, {"suspendedBy", r.by == "-" ? "" : r.by},
                {"since", r.since}, {"reason", r.reason}, {"ready", r.ready}, {"revision", r.revision}, {"message", r.message}};
   if (!r.window.empty()) {
     item["window"] = r.window;
@@ -254,7 +266,7 @@ std::string status_table(const std::vector<StatusRow>& rows, bool header, bool w
   if (overrides) head.push_back("OVERRIDE");
   head.push_back("MESSAGE");
   auto cells = [&](const StatusRow& r) {
-    std::vector<std::string> line = {r.ns, r.name, r.suspended ? "True" : "False", r.by, r.since.empty() ? "-" : r.since,
+    std::vector<std::string> line = {r.ns, r.show_kind ? lower_kind(r.kind) + "/" + r.name : r.name, r.suspended ? "True" : "False", r.by, r.since.empty() ? "-" : r.since,
                                      r.ready, r.revision.empty() ? "-" : r.revision};
     if (windows) {
       for (const std::string* v : {&r.window, &r.next_open, &r.next_close}) line.push_back(v->empty() ? "-" : *v);

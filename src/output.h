@@ -26,6 +26,7 @@ struct TargetResult {
   std::string ns;
   std::string name;
   std::string kind;
+  bool show_kind = false;  // a --targets target: the line names its kind, as --targets does
   std::optional<Decision> decision;  // absent when the target failed before a decision
   std::string error;                 // non-empty: the target failed
   std::string current;               // dry-run: the state the plan started from
@@ -67,12 +68,14 @@ class ResultWriter {
 };
 
 struct StatusRow {
+  std::string kind;
+  bool show_kind = false;  // a --targets target: NAME reads kind/name, as kubectl's mixed lists do
   std::string ns;
   std::string name;
   bool suspended = false;
   std::string by;     // windowctl, someone else, -
   std::string since;  // RFC 3339 when windowctl suspended it
-  std::string reason;
+  std::string reason;  // windowctl's --reason, or for someone else's suspension Flux's reason annotation
   std::string ready;  // True, False, Unknown
   std::string revision;
   std::string message;

@@ -4,6 +4,7 @@
 #include <cctype>
 
 #include "json_read.h"
+#include "utf8.h"
 
 namespace windowctl {
 
@@ -75,6 +76,7 @@ ObjectState read_state(const json& obj) {
   s.marked = string_at(obj, "annotations", kSuspendedByAnnotation) == kSuspendedByValue;
   s.suspended_at = string_at(obj, "annotations", kSuspendedAtAnnotation);
   s.reason = string_at(obj, "annotations", kReasonAnnotation);
+  s.flux_reason = string_at(obj, "annotations", kFluxReasonAnnotation);
   s.reconcile_label = string_at(obj, "labels", kReconcileLabel);
   s.has_marks = std::any_of(std::begin(kMarkKeys), std::end(kMarkKeys), [&](const char* k) { return has_annotation(obj, k); });
   s.override_state = string_at(obj, "annotations", kOverrideAnnotation);
@@ -147,6 +149,8 @@ Decision decide(const json& obj, const PlanInput& in) {
         d.outcome = Outcome::kClosed;
         spec["suspend"] = true;
         mark(obj, in, annotations);
+        // Flux's place for it too, so `kubectl describe` and Flux tooling show why.
+        annotations[kFluxReasonAnnotation] = in.reason.empty() ? kDefaultFluxReason : in.reason;
         d.event_reason = "WindowClosed";
         d.event_message = with_reason("Suspended by windowctl: window closed" + cause, in.reason);
       } else {
@@ -159,8 +163,10 @@ Decision decide(const json& obj, const PlanInput& in) {
         d.outcome = Outcome::kHeld;
         d.event_reason = "WindowOpenHeld";
         d.event_type = "Warning";
-        d.event_message =
-            with_reason("Left suspended: suspended by someone else, not windowctl (open --force resumes it)" + cause, in.reason);
+        d.event_message = with_reason("Left suspended: suspended by someone else, not windowctl (open --force resumes it)" +
+                                          cause + (s.flux_reason.empty() ? "" : "; their reason: " + quote_reason(s.flux_reason)),
+                                      in.reason);
+        if (!s.flux_reason.empty()) add_note(d.note, "reason " + quote_reason(s.flux_reason));
         return d;  // someone else's suspension: touch nothing, not even the label
       }
       if (s.suspended) {
@@ -177,7 +183,9 @@ Decision decide(const json& obj, const PlanInput& in) {
         d.outcome = Outcome::kAlreadyOpen;
       }
       clear(obj, kMarkKeys, annotations);
-      if (s.has_marks && !s.suspended) add_note(d.note, "stale marks cleared");
+      // Resumed, or running already: a suspend reason no longer says anything true.
+      if (has_annotation(obj, kFluxReasonAnnotation)) annotations[kFluxReasonAnnotation] = nullptr;
+      if ((s.has_marks || has_annotation(obj, kFluxReasonAnnotation)) && !s.suspended) add_note(d.note, "stale marks cleared");
       break;
     case Action::kRelabel:
       d.outcome = label_differs ? Outcome::kRelabeled : Outcome::kAlreadyLabeled;
@@ -248,6 +256,13 @@ Decision decide(const json& obj, const PlanInput& in) {
   }
   if (d.event_type.empty()) d.event_type = "Normal";
   return d;
+}
+
+std::string quote_reason(const std::string& reason) {
+  if (reason.empty()) return {};
+  std::string cut = utf8_prefix(reason, std::string::npos);
+  if (cut.size() > kQuotedReasonMax) cut = utf8_prefix(cut, kQuotedReasonMax - 3) + "...";
+  return json(cut).dump(-1, ' ', false, json::error_handler_t::replace);
 }
 
 std::string outcome_text(Outcome o, bool dry_run) {

@@ -14,6 +14,12 @@ inline constexpr const char* kSuspendedByAnnotation = "windowctl.io/suspended-by
 inline constexpr const char* kSuspendedAtAnnotation = "windowctl.io/suspended-at";
 inline constexpr const char* kReasonAnnotation = "windowctl.io/reason";
 inline constexpr const char* kSuspendedByValue = "windowctl";
+// Flux's own: `flux suspend --reason` writes it, `flux resume` removes it. close writes it too
+// (its --reason, else kDefaultFluxReason), open removes it when it resumes.
+inline constexpr const char* kFluxReasonAnnotation = "suspend.toolkit.fluxcd.io/reason";
+inline constexpr const char* kDefaultFluxReason = "suspended by windowctl: reconciliation window closed";
+// A reason someone else gave is quoted in output and Events up to this many bytes.
+inline constexpr std::size_t kQuotedReasonMax = 200;
 inline constexpr const char* kRequestedAtAnnotation = "reconcile.fluxcd.io/requestedAt";
 inline constexpr const char* kReconcileLabel = "kustomize.toolkit.fluxcd.io/reconcile";
 // A time-boxed override (open/close --for): sync keeps the object in that state until then.
@@ -57,6 +63,7 @@ struct ObjectState {
   bool marked = false;  // suspended-by says windowctl
   std::string suspended_at;
   std::string reason;
+  std::string flux_reason;      // suspend.toolkit.fluxcd.io/reason, whoever wrote it
   std::string reconcile_label;  // "" when absent
   bool has_marks = false;       // any suspended-by/-at/reason mark present
   std::string override_state;   // "open", "closed" or "" (none)
@@ -82,6 +89,10 @@ struct Decision {
 };
 
 Decision decide(const nlohmann::json& object, const PlanInput& input);
+
+// Someone else's reason as windowctl quotes it: a JSON string literal, cut at kQuotedReasonMax
+// bytes on a character boundary (with "..."); "" when there is none.
+std::string quote_reason(const std::string& reason);
 
 // True when the object shows every change of the merge patch (its resourceVersion precondition
 // aside): how a PATCH whose answer was lost is told apart from one that never landed. The

@@ -48,7 +48,8 @@ TEST_CASE("close suspends a running object and marks it") {
   CHECK(d.outcome == Outcome::kClosed);
   REQUIRE(d.patch);
   CHECK(*d.patch == json::parse(R"({"metadata":{"resourceVersion":"42","annotations":{
-      "windowctl.io/suspended-by":"windowctl","windowctl.io/suspended-at":"2026-11-22T08:00:00Z","windowctl.io/reason":"maintenance"}},
+      "windowctl.io/suspended-by":"windowctl","windowctl.io/suspended-at":"2026-11-22T08:00:00Z","windowctl.io/reason":"maintenance",
+      "suspend.toolkit.fluxcd.io/reason":"maintenance"}},
       "spec":{"suspend":true}})"));
   CHECK(d.event_reason == "WindowClosed");
   CHECK(d.event_type == "Normal");
@@ -467,4 +468,65 @@ TEST_CASE("patch_visible: every patch decide() makes is visible in the object it
       CHECK(patch_visible(object, *d.patch));
     }
   }
+}
+
+TEST_CASE("Flux's suspend reason: close writes it, open removes it, held quotes it") {
+  // close: the --reason, else windowctl's default text, as `flux suspend --reason` would.
+  auto d = decide(object(nullptr), input(Action::kClose, false, false, "INC-7"));
+  REQUIRE(d.patch);
+  CHECK(d.patch->at("/metadata/annotations"_json_pointer).at(kFluxReasonAnnotation) == "INC-7");
+  d = decide(object(nullptr), input(Action::kClose));
+  REQUIRE(d.patch);
+  CHECK(d.patch->at("/metadata/annotations"_json_pointer).at(kFluxReasonAnnotation) == kDefaultFluxReason);
+  // Already suspended: nothing is written, someone else's reason stays.
+  CHECK_FALSE(decide(object(true, {{kFluxReasonAnnotation, "theirs"}}), input(Action::kClose, false, false, "mine")).patch);
+
+  // open resumes and removes it, as `flux resume` does.
+  json marks = kMarks;
+  marks[kFluxReasonAnnotation] = "weekly";
+  d = decide(object(true, marks), input(Action::kOpen));
+  CHECK(d.outcome == Outcome::kOpened);
+  REQUIRE(d.patch);
+  CHECK(d.patch->at("/metadata/annotations"_json_pointer).at(kFluxReasonAnnotation).is_null());
+  CHECK_FALSE(merged(object(true, marks), *d.patch)["metadata"]["annotations"].contains(kFluxReasonAnnotation));
+  // A stale one on a running object goes too.
+  d = decide(object(nullptr, {{kFluxReasonAnnotation, "old"}}), input(Action::kOpen));
+  REQUIRE(d.patch);
+  CHECK(d.patch->at("/metadata/annotations"_json_pointer).at(kFluxReasonAnnotation).is_null());
+  CHECK(describe(d, false) == "already open, stale marks cleared");
+  // Nothing to remove: no write.
+  CHECK_FALSE(decide(object(nullptr), input(Action::kOpen)).patch);
+
+  // Held: the reason someone else gave is quoted in the line and the Event, and left in place.
+  d = decide(object(true, {{kFluxReasonAnnotation, "DB migration \"v2\""}}), input(Action::kOpen));
+  CHECK(d.outcome == Outcome::kHeld);
+  CHECK_FALSE(d.patch);
+  CHECK(describe(d, false) == R"(held: suspended by someone else, reason "DB migration \"v2\"")");
+  CHECK(d.event_message ==
+        R"(Left suspended: suspended by someone else, not windowctl (open --force resumes it); their reason: "DB migration \"v2\"")");
+  // Without one, the line is as before.
+  CHECK(describe(decide(object(true), input(Action::kOpen)), false) == "held: suspended by someone else");
+  // A reason that is not a string is no reason.
+  CHECK(describe(decide(object(true, {{kFluxReasonAnnotation, 5}}), input(Action::kOpen)), false) ==
+        "held: suspended by someone else");
+  // adopt leaves their reason as it is.
+  d = decide(object(true, {{kFluxReasonAnnotation, "theirs"}}), input(Action::kAdopt));
+  REQUIRE(d.patch);
+  CHECK_FALSE(d.patch->at("/metadata/annotations"_json_pointer).contains(kFluxReasonAnnotation));
+}
+
+TEST_CASE("a quoted reason is capped on a character boundary") {
+  CHECK(quote_reason("") == "");
+  CHECK(quote_reason("short") == "\"short\"");
+  std::string long_reason(300, 'x');
+  std::string q = quote_reason(long_reason);
+  CHECK(q == "\"" + std::string(kQuotedReasonMax - 3, 'x') + "...\"");
+  // Multi-byte characters are never cut in half; invalid bytes still serialise.
+  std::string umlauts;
+  for (int i = 0; i < 150; ++i) umlauts += "\xC3\xA4";
+  q = quote_reason(umlauts);
+  CHECK(q.size() <= kQuotedReasonMax + 2);
+  CHECK(json::parse(q).get<std::string>().size() % 2 == 1);  // whole "ä"s plus "..."
+  CHECK_NOTHROW(json::parse(quote_reason("bad \xFF byte")));
+  CHECK(quote_reason("line\nbreak") == "\"line\\nbreak\"");
 }

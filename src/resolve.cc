@@ -2,6 +2,8 @@
 
 #include <spdlog/spdlog.h>
 
+#include <algorithm>
+
 #include "api_error.h"
 #include "http.h"
 #include "json_read.h"
@@ -12,10 +14,17 @@ using nlohmann::json;
 
 namespace {
 
-std::string discover(Client& client, const KindAdapter& kind, std::string& version) {
+// Discovery documents by API group: kinds of one group (sources, image, notification) share one
+// GET, and a group that failed fails each of its kinds with the same error without asking again.
+struct GroupDoc {
+  std::string_view group;
+  json doc;
+  std::string error;
+};
+
+std::string fetch_group(Client& client, const KindAdapter& kind, json& doc) {
   try {
-    version = choose_version(kind, client.call("GET", group_path(kind)));
-    if (version.empty()) return "the server serves no version of " + std::string(kind.group);
+    doc = client.call("GET", group_path(kind));
     return {};
   } catch (const ApiError& e) {
     return e.reason() == Reason::kNotFound ? "the server does not serve " + std::string(kind.group) + " (is Flux installed?)"
@@ -24,6 +33,20 @@ std::string discover(Client& client, const KindAdapter& kind, std::string& versi
     if (refused_by_tls(e)) rethrow_verify_as_config(e);
     return error_summary(e);
   }
+}
+
+std::string discover(Client& client, const KindAdapter& kind, std::string& version, std::vector<GroupDoc>& docs) {
+  auto cached = std::find_if(docs.begin(), docs.end(), [&](const GroupDoc& d) { return d.group == kind.group; });
+  if (cached == docs.end()) {
+    GroupDoc d{kind.group, {}, {}};
+    d.error = fetch_group(client, kind, d.doc);
+    docs.push_back(std::move(d));
+    cached = docs.end() - 1;
+  }
+  if (!cached->error.empty()) return cached->error;
+  version = choose_version(kind, cached->doc);
+  if (version.empty()) return "the server serves no version of " + std::string(kind.group);
+  return {};
 }
 
 bool starts_with_any(const std::string& s, std::initializer_list<std::string_view> prefixes) {
@@ -79,8 +102,10 @@ json parse_list_page(std::string_view text, const std::function<void(json&&)>& o
         if (section == "metadata") return key != "managedFields";
         if (section == "spec") return key == "suspend";
         if (section == "status") {
+          // What kinds.cc's revision functions read, for every kind.
           return key == "conditions" || key == "lastAppliedRevision" || key == "lastAttemptedRevision" ||
-                 key == "lastHandledReconcileAt" || key == "history";
+                 key == "lastHandledReconcileAt" || key == "history" || key == "artifact" || key == "lastScanResult" ||
+                 key == "latestRef" || key == "lastPushCommit";
         }
         return true;
       case 5:
@@ -95,16 +120,42 @@ json parse_list_page(std::string_view text, const std::function<void(json&&)>& o
   return page;
 }
 
+KindVersion Resolution::version_for(const KindAdapter& kind, const CommandOptions& opt) const {
+  if (&kind == opt.kind) return {&kind, version, discovery_error};
+  for (const auto& kv : others) {
+    if (kv.kind == &kind) return kv;
+  }
+  return {&kind, {}, "internal error: " + std::string(kind.kind) + " was not resolved"};
+}
+
 Resolution resolve(Client& client, const CommandOptions& opt) {
   const KindAdapter& kind = *opt.kind;
   Resolution r;
+  // Every entry is checked before the first request: a typo in the last --targets entry is
+  // exit 2 with nothing sent.
+  r.named = parse_targets(opt.names, opt.ns);
+  std::vector<Target> kinded = parse_kind_targets(opt.kind_targets, opt.ns);
+  const bool list_all =
+      opt.all || (opt.command == "status" && opt.names.empty() && opt.kind_targets.empty() && opt.selector.empty());
+  const bool uses_kind = list_all || !opt.selector.empty() || !r.named.empty() ||
+                         std::any_of(kinded.begin(), kinded.end(), [&](const Target& t) { return t.kind == &kind; });
+  std::vector<GroupDoc> docs;
   r.version = opt.api_version;
-  if (r.version.empty()) {
-    r.discovery_error = discover(client, kind, r.version);
+  if (r.version.empty() && uses_kind) {
+    r.discovery_error = discover(client, kind, r.version, docs);
     if (!r.discovery_error.empty()) spdlog::error("discovery of {}: {}", kind.group, r.discovery_error);
   }
-  r.named = parse_targets(opt.names, opt.ns);
-  const bool list_all = opt.all || (opt.command == "status" && opt.names.empty() && opt.selector.empty());
+  for (auto& t : kinded) {
+    // The same object named by --kustomizations and --targets is handled once.
+    if (t.kind == &kind && std::find(r.named.begin(), r.named.end(), Target{t.ns, t.name}) != r.named.end()) continue;
+    if (t.kind != &kind && std::none_of(r.others.begin(), r.others.end(), [&](const KindVersion& kv) { return kv.kind == t.kind; })) {
+      KindVersion kv{t.kind, {}, {}};
+      kv.discovery_error = discover(client, *t.kind, kv.version, docs);
+      if (!kv.discovery_error.empty()) spdlog::error("discovery of {} ({}): {}", t.kind->group, t.kind->kind, kv.discovery_error);
+      r.others.push_back(std::move(kv));
+    }
+    r.named.push_back(std::move(t));
+  }
   if (!list_all && opt.selector.empty()) return r;
   if (!r.discovery_error.empty()) {
     r.ok = false;

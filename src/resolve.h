@@ -20,13 +20,31 @@ struct Work {
   std::optional<nlohmann::json> listed;  // the object as the LIST returned it, saving a GET
 };
 
-struct Resolution {
+// The API version a run speaks for one kind, or why it cannot speak to it.
+struct KindVersion {
+  const KindAdapter* kind = nullptr;
   std::string version;
+  std::string discovery_error;  // non-empty: the kind is not served; every target of it fails with it
+};
+
+struct Resolution {
+  std::string version;          // of --kind (options.kind)
   std::string discovery_error;  // non-empty: the kind is not served; every target fails with it
-  std::vector<Target> named;    // in the order given, duplicates dropped
+  std::vector<KindVersion> others;  // the other kinds --targets names, discovered once per API group
+  // --kustomizations then --targets, in the order given, duplicates dropped. A --targets entry
+  // keeps its kind (Target::kind) even when it is the --kind, so its output names the kind.
+  std::vector<Target> named;
   bool list = false;            // a selection follows: for_each_listed
   bool ok = true;               // false: a read failed, or a selection matched nothing
+
+  // The version for a kind the run resolved (--kind or one of --targets).
+  KindVersion version_for(const KindAdapter& kind, const CommandOptions& options) const;
 };
+
+// The kind a target is of: its own (--targets) or the run's --kind.
+inline const KindAdapter& kind_of(const Target& target, const CommandOptions& options) {
+  return target.kind ? *target.kind : *options.kind;
+}
 
 // Failures of the reads are logged and reported in the Resolution; only a certificate that does
 // not verify escapes, as ConfigError.

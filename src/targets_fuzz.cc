@@ -1,4 +1,4 @@
-// Names and namespaces from --kustomizations, -n and the environment, API versions, and label
+// Names and namespaces from --kustomizations, --targets (with their kinds), -n and the environment, API versions, and label
 // selectors, all of which end up in request paths or queries. Invariants: every target is a
 // valid namespace and object name, listed once, and its "namespace/name" parses back to it; a
 // path built from valid parts has exactly its segments (no "?", "#", "%" or ".."); a selector
@@ -64,6 +64,19 @@ extern "C" int LLVMFuzzerTestOneInput(const std::uint8_t* data, std::size_t size
       FUZZ_CHECK(parse_targets({t.id()}, "other") == std::vector<Target>{t}, t.id());
       std::string path = object_path(kind, "v1", t.ns, t.name);
       FUZZ_CHECK(path == "/apis/kustomize.toolkit.fluxcd.io/v1/namespaces/" + t.ns + "/kustomizations/" + t.name, path);
+      FUZZ_CHECK(path.find_first_of("?#%") == std::string::npos && path.find("..") == std::string::npos, path);
+    }
+  } catch (const ConfigError&) {
+  }
+  // --targets: the same values as KIND/NAME or KIND/NAMESPACE/NAME entries.
+  try {
+    std::vector<Target> targets = parse_kind_targets(values, ns);
+    for (std::size_t i = 0; i < targets.size(); ++i) {
+      const Target& t = targets[i];
+      FUZZ_CHECK(t.kind != nullptr && valid_namespace(t.ns) && valid_object_name(t.name), t.id());
+      for (std::size_t j = 0; j < i; ++j) FUZZ_CHECK(!(targets[j] == t), "listed twice: " + t.id());
+      FUZZ_CHECK(parse_kind_targets({t.id()}, "other") == std::vector<Target>{t}, t.id());
+      std::string path = object_path(*t.kind, "v1", t.ns, t.name);
       FUZZ_CHECK(path.find_first_of("?#%") == std::string::npos && path.find("..") == std::string::npos, path);
     }
   } catch (const ConfigError&) {

@@ -127,7 +127,13 @@ class Cluster:
         (tmp_path / "home").mkdir(parents=True)
 
     def add_target(self, name, resource="kustomizations", like="apps-rw", ns=None):
-        """Another Kustomization/HelmRelease for a job to act on, shaped like a seeded one."""
+        """Another Kustomization/HelmRelease for a job to act on, shaped like a seeded one; an
+        object of another Flux kind as its controller leaves it (fakekube/flux_samples)."""
+        if resource not in ("kustomizations", "helmreleases"):
+            from fakekube.flux_samples import KINDS, put_sample
+            kind = next(k for k, v in KINDS.items() if v[0] == resource)
+            put_sample(self.api, kind, name, ns=ns or self.target_ns)
+            return
         if resource == "helmreleases" and like == "apps-rw":
             like = "podinfo"
         src = self.api.get(resource, NS, like)

@@ -66,7 +66,7 @@ def test_container(target, job, docs):
     name = job["metadata"]["name"]
     assert args[0] in ("open", "close", "sync")
     assert args[0] in name, "windowctl-open runs open, windowctl-close runs close"
-    assert args[1] == "--kustomizations" and args[2] and " " not in args[2]
+    assert args[1] in ("--kustomizations", "--targets") and args[2] and " " not in args[2]
     assert not {"-l", "--selector", "--all"} & set(args), "jobs name their targets (the Role has no list)"
     assert args[args.index("--log-format") + 1] == "json"
     # Plain names resolve in the job's own namespace unless it says -n.

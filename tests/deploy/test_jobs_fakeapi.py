@@ -11,6 +11,8 @@ import subprocess
 
 import pytest
 
+from fakekube.flux_samples import KINDS, resource_of
+
 from deploy_util import (KUSTOMIZE, NS, WINDOWCTL_TARGETS, job_args, job_namespace, of_kind, one, rel, render,
                          render_overlay, render_with_components)
 
@@ -36,6 +38,16 @@ def _names(cronjob):
     return job_args(cronjob)[2].split(",")
 
 
+def _targets(cronjob):
+    """(resource, name) of every object a job acts on: --kustomizations of its --kind, or
+    --targets KIND/NAME entries of any kind."""
+    args = job_args(cronjob)
+    if args[1] == "--targets":
+        by_kind = {k.lower(): k for k in KINDS}
+        return [(resource_of(by_kind[k]), n) for k, n in (e.split("/") for e in args[2].split(","))]
+    return [(_resource(args), n) for n in _names(cronjob)]
+
+
 def _ok(p, job):
     assert p.returncode == 0, f"{job['metadata']['name']}: exit {p.returncode}\n{p.stdout}\n{p.stderr}"
     assert "could not record Event" not in p.stderr, p.stderr
@@ -54,32 +66,31 @@ def _exercise(c, docs):
     jobs = jobs_of(docs)
     assert jobs, "renders no CronJob"
     for job in jobs.values():
-        resource, names = _resource(job_args(job)), _names(job)
-        for n in names:
+        for resource, n in _targets(job):
             if n not in {o["metadata"]["name"] for o in c.api.list(resource, c.target_ns)}:
                 c.add_target(n, resource)
     for name, job in sorted(jobs.items()):
-        args, resource, names = job_args(job), _resource(job_args(job)), _names(job)
+        args, targets = job_args(job), _targets(job)
         if args[0] == "close":
             _ok(c.run_job(job), job)
-            assert all(c.suspended(n, resource) for n in names), name
+            assert all(c.suspended(n, r) for r, n in targets), name
             _ok(c.run_job(jobs[name.replace("windowctl-close", "windowctl-open", 1)]), job)
-            assert not any(c.suspended(n, resource) for n in names), name
+            assert not any(c.suspended(n, r) for r, n in targets), name
         elif args[0] == "sync":
             window = args[args.index("--window") + 1]
             sched = subprocess.run([c.bin, "schedule", "--window", window, "-o", "json"], capture_output=True, text=True)
             assert sched.returncode == 0, sched.stderr
             open_now = json.loads(sched.stdout)["open"]
             _ok(c.run_job(job), job)
-            assert [c.suspended(n, resource) for n in names] == [not open_now] * len(names), args
+            assert [c.suspended(n, r) for r, n in targets] == [not open_now] * len(targets), args
         elif "emergency" in name:
-            for n in names:  # closed, as outside the window
-                assert c.run(["close", "--kustomizations", n, "-n", c.target_ns, "--kind", resource]).returncode == 0
+            for r, n in targets:  # closed, as outside the window
+                assert c.run(["close", "--kustomizations", n, "-n", c.target_ns, "--kind", r]).returncode == 0
             before = {e["metadata"]["name"] for e in c.api.events(c.target_ns)}
             _ok(c.run_job(job), job)
-            for n in names:
-                ann = c.annotations(n, resource)
-                assert not c.suspended(n, resource)
+            for r, n in targets:
+                ann = c.annotations(n, r)
+                assert not c.suspended(n, r)
                 assert ann["windowctl.io/override"] == "open"
                 until = datetime.datetime.fromisoformat(ann["windowctl.io/override-until"].replace("Z", "+00:00"))
                 left = until - datetime.datetime.now(datetime.timezone.utc)
@@ -88,7 +99,7 @@ def _exercise(c, docs):
                 assert ann["windowctl.io/override-by"] == f"system:serviceaccount:{job_namespace(job)}:windowctl"
             opened = [e["message"] for e in c.api.events(c.target_ns)
                       if e["reason"] == "WindowOpened" and e["metadata"]["name"] not in before]
-            assert len(opened) == len(names) and not any("scheduled" in m for m in opened), opened
+            assert len(opened) == len(targets) and not any("scheduled" in m for m in opened), opened
         else:
             assert args[0] == "open", name
 
@@ -175,6 +186,32 @@ def test_every_granted_verb_is_needed(cluster, job, rule_index, verb):
         assert p.returncode == 1, f"exit {p.returncode}\n{p.stderr}"
         assert "forbidden" in p.stderr and f"cannot {verb}" in p.stderr, p.stderr
         assert c.suspended("apps-rw") == was_suspended, "a failed job changed nothing"
+
+
+ALL_KINDS = render(KUSTOMIZE / "examples" / "all-kinds")
+ALL_KINDS_ROLE = one(ALL_KINDS, "Role", "windowctl")
+GROUP_DROPS = [(i, v) for i, rule in enumerate(ALL_KINDS_ROLE["rules"]) for v in rule["verbs"]
+               if rule["apiGroups"][0].endswith(("source.toolkit.fluxcd.io", "image.toolkit.fluxcd.io",
+                                                 "notification.toolkit.fluxcd.io"))]
+
+
+@pytest.mark.parametrize("rule_index,verb", GROUP_DROPS,
+                         ids=[f"-{v}:{ALL_KINDS_ROLE['rules'][i]['apiGroups'][0]}" for i, v in GROUP_DROPS])
+def test_every_verb_of_the_group_components_is_needed(cluster, rule_index, verb):
+    """The --targets job of examples/all-kinds with one verb of one group component taken away:
+    the targets of that group fail (exit 1, forbidden), the others of the same run still close."""
+    docs = [d if d["kind"] != "Role" else _without(ALL_KINDS_ROLE, rule_index, verb) for d in ALL_KINDS]
+    job = jobs_of(ALL_KINDS)["windowctl-close-flux"]
+    c = cluster(docs)
+    for resource, n in _targets(job):
+        c.add_target(n, resource)
+    group = ALL_KINDS_ROLE["rules"][rule_index]["apiGroups"][0]
+    p = c.run_job(job)
+    assert p.returncode == 1, f"exit {p.returncode}\n{p.stderr}"
+    assert "forbidden" in p.stderr and f"cannot {verb}" in p.stderr, p.stderr
+    for resource, n in _targets(job):
+        in_group = resource in ALL_KINDS_ROLE["rules"][rule_index]["resources"]
+        assert c.suspended(n, resource) != in_group, (group, resource, n)
 
 
 def test_an_override_wins_over_the_scheduled_jobs_until_it_expires(cluster):

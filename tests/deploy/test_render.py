@@ -36,6 +36,13 @@ def test_install_yaml_is_the_rendered_base():
         "/usr/bin/python3 -m pytest -q tests/deploy -k install_yaml")
 
 
+GROUP_COMPONENTS = {
+    "sources": ("source.toolkit.fluxcd.io", ["gitrepositories", "ocirepositories", "helmrepositories", "helmcharts", "buckets"]),
+    "images": ("image.toolkit.fluxcd.io", ["imagerepositories", "imagepolicies", "imageupdateautomations"]),
+    "notifications": ("notification.toolkit.fluxcd.io", ["alerts", "providers", "receivers"]),
+}
+
+
 @pytest.mark.parametrize("component", COMPONENTS, ids=rel)
 def test_component_over_base(component, tmp_path):
     """Each component applies alone on top of the base, and does what it says."""
@@ -51,6 +58,11 @@ def test_component_over_base(component, tmp_path):
     elif name == "helmreleases":
         assert {"apiGroups": ["helm.toolkit.fluxcd.io"], "resources": ["helmreleases"],
                 "verbs": ["get", "patch"]} in rules
+    elif name in GROUP_COMPONENTS:
+        # One API group each, exactly its suspendable plurals, only get + patch.
+        group, plurals = GROUP_COMPONENTS[name]
+        assert rules[-1] == {"apiGroups": [group], "resources": plurals, "verbs": ["get", "patch"]}
+        assert sum(1 for r in rules if group in r["apiGroups"]) == 1
     elif name == "sync":
         # One level-triggered job instead of the open/close pair, same Role; the emergency open stays.
         assert [j["metadata"]["name"] for j in jobs] == ["windowctl-emergency-open", "windowctl-sync"]

@@ -22,7 +22,7 @@ def assert_usage_error(p, api, needle):
     (["frobnicate"], "frobnicate"),
     ([], "subcommand"),
     (["close"], "close needs targets"),
-    (["close", *TARGETS, "--kind", "GitRepository"], 'unknown --kind "GitRepository"'),
+    (["close", *TARGETS, "--kind", "ExternalArtifact"], 'unknown --kind "ExternalArtifact"'),
     (["close", *TARGETS, "--request-timeout", "soon"], 'invalid --request-timeout "soon"'),
     (["open", *TARGETS, "--wait", "--timeout", "5"], 'invalid --timeout "5"'),
     (["close", "--kustomizations", "Bad_Name"], 'invalid name "Bad_Name"'),

@@ -19,11 +19,11 @@ if _HERE not in sys.path:
 
 from fakekube.server import (  # noqa: E402
     CRD_HELMRELEASE, CRD_KUSTOMIZATION_V1_ONLY, CRD_KUSTOMIZATION_V1_V1BETA2, FakeApiServer, crd_path,
-    CRD_DIR, default_crds,
+    CRD_DIR, CRD_BUCKET_V1BETA2, CRD_OTHER_KINDS, default_crds,
 )
 
 __all__ = ["FakeApiServer", "crd_path", "default_crds", "CRD_DIR", "CRD_HELMRELEASE",
-           "CRD_KUSTOMIZATION_V1_ONLY", "CRD_KUSTOMIZATION_V1_V1BETA2", "SA_USER", "SA_RULES", "main"]
+           "CRD_KUSTOMIZATION_V1_ONLY", "CRD_KUSTOMIZATION_V1_V1BETA2", "CRD_OTHER_KINDS", "CRD_BUCKET_V1BETA2", "SA_USER", "SA_RULES", "main"]
 
 SA_USER = "system:serviceaccount:flux-system:windowctl"
 SA_RULES = [
@@ -47,7 +47,7 @@ def main(argv=None):
     p.add_argument("--port", type=int, default=0)
     p.add_argument("--seed", choices=["default", "none"], default="default")
     p.add_argument("--reconcile-delay", type=float, default=0.5)
-    p.add_argument("--crd", action="append", help="CRD YAML to serve (repeatable; default: Flux 2.7 set)")
+    p.add_argument("--crd", action="append", help="CRD YAML to serve (repeatable; default: Flux 2.7 Kustomization, every other Flux kind)")
     p.add_argument("--served", action="append", metavar="GROUP=V1,V2",
                    help="restrict served versions of a group, e.g. kustomize.toolkit.fluxcd.io=v1beta2")
     p.add_argument("--chunked", action="store_true", help="send responses with Transfer-Encoding: chunked")

@@ -142,7 +142,18 @@ def test_discovery(admin):
     assert res["kustomizations/status"]["verbs"] == ["get", "patch", "update"]
     hr = {r["name"]: r for r in admin.get("/apis/helm.toolkit.fluxcd.io/v2").json["resources"]}["helmreleases"]
     assert hr["shortNames"] == ["hr"] and "fluxcd" in hr["categories"]
-    assert admin.get("/apis/source.toolkit.fluxcd.io").status == 404
+    # Every other Flux kind with spec.suspend is served from its real CRD; ArtifactGenerator is not.
+    src = {r["name"]: r for r in admin.get("/apis/source.toolkit.fluxcd.io/v1").json["resources"]}
+    assert {"gitrepositories", "ocirepositories", "helmrepositories", "helmcharts", "buckets"} <= set(src)
+    assert src["gitrepositories"]["shortNames"] == ["gitrepo"]
+    # Receiver is v1, Alert and Provider v1beta3: the group prefers v1, so windowctl's per-kind
+    # version (kinds.cc) is what finds Alerts.
+    notification = groups["notification.toolkit.fluxcd.io"]
+    assert notification["preferredVersion"]["version"] == "v1"
+    assert [v["version"] for v in notification["versions"]] == ["v1", "v1beta3"]
+    img = {r["name"]: r for r in admin.get("/apis/image.toolkit.fluxcd.io/v1").json["resources"]}
+    assert img["imageupdateautomations"]["shortNames"] == ["iua", "imgupd", "imgauto"]
+    assert admin.get("/apis/source.extensions.fluxcd.io").status == 404
     assert admin.get(f"/apis/{G}/v1beta1").status == 404
 
 

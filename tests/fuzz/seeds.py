@@ -267,9 +267,16 @@ api_error(409, json.dumps({"kind": "Status", "reason": "Conflict", "message": {"
 api_error(502, "<html><body><h1>502 Bad Gateway</h1>\r\n</body></html>", retry="Wed, 21 Oct 2026 07:28:00 GMT")
 
 
-# --- kinds: kind, token?, [token], reason, action, force, relabel; then the object -----------
-def kinds(o, ks=True, token=None, reason="INC-123", action=1, force=False, relabel=False):
-    s = Seed().bool(ks).bool(token is not None)
+# --- kinds: kind (index into kinds.cc's table), token?, [token], reason, action, force, relabel;
+# then the object ------------------------------------------------------------------------------
+KIND_INDEX = {k: i for i, k in enumerate([
+    "Kustomization", "HelmRelease", "GitRepository", "OCIRepository", "HelmRepository", "HelmChart", "Bucket",
+    "ImageRepository", "ImagePolicy", "ImageUpdateAutomation", "Alert", "Provider", "Receiver"])}
+
+
+def kinds(o, ks=True, token=None, reason="INC-123", action=1, force=False, relabel=False, kind=None):
+    kind = kind or ("Kustomization" if ks else "HelmRelease")
+    s = Seed().int(0, len(KIND_INDEX) - 1, KIND_INDEX[kind]).bool(token is not None)
     if token is not None:
         s.string(token)
     s.string(reason).int(0, 3, action).bool(force).bool(relabel)
@@ -300,6 +307,20 @@ kinds({**KS, "spec": {"suspend": False}}, action=3)
 kinds(HR, ks=False, action=2)
 kinds(GROUP)
 kinds({"metadata": {"name": 5}, "spec": "x", "status": {"conditions": {"type": "Ready"}}})
+GIT = {"apiVersion": "source.toolkit.fluxcd.io/v1", "kind": "GitRepository",
+       "metadata": {"name": "podinfo", "namespace": "flux-system", "resourceVersion": "12", "generation": 2,
+                    "annotations": {"suspend.toolkit.fluxcd.io/reason": "DB migration \"v2\""}},
+       "spec": {"suspend": True, "interval": "1m", "url": "https://github.com/stefanprodan/podinfo"},
+       "status": {"artifact": {"revision": "master@sha1:8d4e3c9a", "digest": "sha256:3f"},
+                  "conditions": [{"type": "Ready", "status": "True", "observedGeneration": 2}]}}
+kinds(GIT, kind="GitRepository", action=0)
+kinds({**GIT, "kind": "ImageUpdateAutomation", "status": {"lastPushCommit": "8d4e3c9a"}}, kind="ImageUpdateAutomation", action=1)
+kinds({**GIT, "kind": "ImageRepository", "status": {"lastScanResult": {"tagCount": 42}}}, kind="ImageRepository", action=3)
+kinds({**GIT, "kind": "ImagePolicy", "status": {"latestRef": {"name": "ghcr.io/x", "tag": "6.7.1"}}}, kind="ImagePolicy")
+kinds({"apiVersion": "notification.toolkit.fluxcd.io/v1beta3", "kind": "Alert",
+       "metadata": {"name": "on-call", "namespace": "flux-system", "resourceVersion": "3"},
+       "spec": {"eventSources": [{"kind": "Kustomization", "name": "*"}], "providerRef": {"name": "slack"}}},
+      kind="Alert", token="t1", action=0)
 
 
 # --- resolve: a LIST page --------------------------------------------------------------------
@@ -315,8 +336,10 @@ for text in (page([KS, {**KS, "metadata": {**KS["metadata"], "name": "infra", "m
     seed("resolve", Seed().rest(text))
 
 
-# --- targets: -n, API version, selector, then --kustomizations values -------------------------
+# --- targets: -n, API version, selector, then --kustomizations (and --targets) values -----------
 for ns, version, selector, values in (("", "v1", "app=x,window in (rw)", ["apps-rw,flux-system/infra", "apps-rt"]),
+                                      ("", "v1", "", ["kustomization/apps-rw,hr/podinfo", "iua/apps/flux-system,gitrepo/x"]),
+                                      ("apps", "v1beta3", "", ["alert/on-call,Provider.notification.toolkit.fluxcd.io/slack"]),
                                       ("team-a", "v2beta1", "!canary", ["team-b/app.v2", " apps , apps "]),
                                       ("Flux", "v0", "a b&c=%", ["flux-system/kustomizations/infra?dryRun=All&x="])):
     s = Seed().string(ns).string(version).string(selector)

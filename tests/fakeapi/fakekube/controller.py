@@ -9,7 +9,13 @@ import time
 from .store import now_rfc3339
 
 REQUESTED_AT = "reconcile.fluxcd.io/requestedAt"
-MANAGERS = {"Kustomization": "kustomize-controller", "HelmRelease": "helm-controller"}
+MANAGERS = {"Kustomization": "kustomize-controller", "HelmRelease": "helm-controller",
+            "GitRepository": "source-controller", "OCIRepository": "source-controller",
+            "HelmRepository": "source-controller", "HelmChart": "source-controller", "Bucket": "source-controller",
+            "ImageRepository": "image-reflector-controller", "ImagePolicy": "image-reflector-controller",
+            "ImageUpdateAutomation": "image-automation-controller", "Receiver": "notification-controller"}
+# Kinds whose status carries the artifact they serve (status.artifact.revision), not lastAppliedRevision.
+SOURCES = {"GitRepository", "OCIRepository", "HelmRepository", "HelmChart", "Bucket"}
 
 
 def default_revision(ns, name):
@@ -149,6 +155,8 @@ class FluxSimulator:
         meta = obj["metadata"]
         if obj.get("kind") == "HelmRelease":
             return status.get("lastAttemptedRevision") or "6.7.1"
+        if obj.get("kind") in SOURCES:
+            return (status.get("artifact") or {}).get("revision") or default_revision(meta.get("namespace"), meta["name"])
         return status.get("lastAppliedRevision") or default_revision(meta.get("namespace"), meta["name"])
 
     def _progressing(self, obj):
@@ -167,8 +175,10 @@ class FluxSimulator:
         if token is not None:
             status["lastHandledReconcileAt"] = token
         remove_condition(status, "Reconciling")
-        status["lastAttemptedRevision"] = revision
-        helm = obj.get("kind") == "HelmRelease"
+        kind = obj.get("kind")
+        if kind in ("Kustomization", "HelmRelease"):
+            status["lastAttemptedRevision"] = revision
+        helm = kind == "HelmRelease"
         if outcome == "ready":
             remove_condition(status, "Stalled")
             if helm:
@@ -176,6 +186,13 @@ class FluxSimulator:
                 message = (f"Helm upgrade succeeded for release {meta.get('namespace')}/{meta['name']}.v{gen} "
                            f"with chart {chart}@{revision}")
                 set_condition(status, "Ready", "True", "UpgradeSucceeded", message, gen, now)
+            elif kind in SOURCES:
+                status["artifact"] = {"revision": revision, "digest": "sha256:" + "0" * 64, "lastUpdateTime": now,
+                                      "path": f"{kind.lower()}/{meta.get('namespace')}/{meta['name']}/latest.tar.gz",
+                                      "url": "http://source-controller.flux-system.svc/latest.tar.gz"}
+                set_condition(status, "Ready", "True", "Succeeded", f"stored artifact for revision '{revision}'", gen, now)
+            elif kind != "Kustomization":
+                set_condition(status, "Ready", "True", "Succeeded", "reconciliation succeeded", gen, now)
             else:
                 status["lastAppliedRevision"] = revision
                 set_condition(status, "Ready", "True", "ReconciliationSucceeded",

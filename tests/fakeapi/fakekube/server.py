@@ -55,8 +55,21 @@ CRD_KUSTOMIZATION_V1_V1BETA2 = "kustomize.toolkit.fluxcd.io_kustomizations.v1.7.
 CRD_HELMRELEASE = "helm.toolkit.fluxcd.io_helmreleases.yaml"
 
 
+# The current CRD of every other Flux kind with spec.suspend (sources, image, notification).
+CRD_OTHER_KINDS = [
+    "source.toolkit.fluxcd.io_gitrepositories.yaml", "source.toolkit.fluxcd.io_ocirepositories.yaml",
+    "source.toolkit.fluxcd.io_helmrepositories.yaml", "source.toolkit.fluxcd.io_helmcharts.yaml",
+    "source.toolkit.fluxcd.io_buckets.yaml", "image.toolkit.fluxcd.io_imagerepositories.yaml",
+    "image.toolkit.fluxcd.io_imagepolicies.yaml", "image.toolkit.fluxcd.io_imageupdateautomations.yaml",
+    "notification.toolkit.fluxcd.io_alerts.yaml", "notification.toolkit.fluxcd.io_providers.yaml",
+    "notification.toolkit.fluxcd.io_receivers.yaml",
+]
+# Bucket of Flux v2.3: serves v1beta2 (storage) and v1beta1, no v1.
+CRD_BUCKET_V1BETA2 = "source.toolkit.fluxcd.io_buckets.v1.3.0.yaml"
+
+
 def default_crds():
-    return [crd_path(CRD_KUSTOMIZATION_V1_V1BETA2), crd_path(CRD_HELMRELEASE)]
+    return [crd_path(CRD_KUSTOMIZATION_V1_V1BETA2), crd_path(CRD_HELMRELEASE)] + [crd_path(f) for f in CRD_OTHER_KINDS]
 
 
 def _json(obj):
