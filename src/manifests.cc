@@ -156,22 +156,92 @@ std::vector<ManifestSource> read_manifest_sources(const std::vector<std::string>
   return out;
 }
 
+namespace {
+
+bool blank_or_comments(std::string_view text) {
+  for (std::size_t pos = 0; pos < text.size();) {
+    std::size_t end = std::min(text.find('\n', pos), text.size());
+    std::string_view l = text.substr(pos, end - pos);
+    std::size_t c = l.find_first_not_of(" \t\r");
+    if (c != std::string_view::npos && l[c] != '#') return false;
+    pos = end + 1;
+  }
+  return true;
+}
+
+struct Chunk {
+  std::string_view text;
+  std::size_t first_line;  // 0-based line of the input where it starts
+};
+
+// Documents split at "---" lines, as kubectl's YAML reader does, and each parsed alone.
+// yaml-cpp 0.7's LoadAll never ends on some malformed streams (",a: b" makes an empty document
+// forever without consuming a byte; found by manifests_fuzz), so it is not used.
+std::vector<Chunk> split_documents(std::string_view text) {
+  std::vector<Chunk> out;
+  std::size_t start = 0, line = 0, start_line = 0;
+  for (std::size_t pos = 0; pos <= text.size();) {
+    std::size_t end = text.find('\n', pos);
+    if (end == std::string_view::npos) end = text.size();
+    std::string_view l = text.substr(pos, end - pos);
+    bool separator = l.starts_with("---") && l.find_first_not_of(" \t\r", 3) == std::string_view::npos;
+    if (separator) {
+      out.push_back({text.substr(start, pos - start), start_line});
+      start = end + 1 > text.size() ? text.size() : end + 1;
+      start_line = line + 1;
+    }
+    ++line;
+    pos = end + 1;
+  }
+  if (start < text.size()) out.push_back({text.substr(start), start_line});
+  // What comes before a stream's first "---" is a document only if it holds something.
+  if (out.size() > 1 && blank_or_comments(out.front().text)) out.erase(out.begin());
+  return out;
+}
+
+// Whether a document holds anything but blank lines, comments and an explicit null.
+bool has_content(std::string_view text) {
+  std::size_t pos = 0;
+  while (pos < text.size()) {
+    std::size_t end = text.find('\n', pos);
+    if (end == std::string_view::npos) end = text.size();
+    std::string_view l = text.substr(pos, end - pos);
+    std::size_t first = l.find_first_not_of(" \t\r");
+    if (first != std::string_view::npos && l[first] != '#') {
+      std::string_view v = l.substr(first);
+      v = v.substr(0, v.find_last_not_of(" \t\r") + 1);
+      if (v != "~" && v != "null" && v != "Null" && v != "NULL" && v != "..." && !v.starts_with("%")) return true;
+    }
+    pos = end + 1;
+  }
+  return false;
+}
+
+}  // namespace
+
 std::vector<json> parse_manifests(const std::vector<ManifestSource>& sources) {
   std::vector<json> out;
   Converter convert;
   for (const auto& src : sources) {
     if (!valid_utf8(src.text)) throw ConfigError(src.name + " is not valid UTF-8");
-    std::vector<YAML::Node> docs;
-    try {
-      docs = YAML::LoadAll(src.text);
-    } catch (const YAML::Exception& e) {
-      throw ConfigError(src.name + ": invalid YAML at line " + std::to_string(e.mark.line + 1) + ": " + e.msg);
-    }
-    for (std::size_t i = 0; i < docs.size(); ++i) {
-      const std::string where = src.name + ", document " + std::to_string(i + 1);
-      if (!docs[i] || docs[i].IsNull()) continue;
+    std::size_t index = 0;
+    for (const Chunk& chunk : split_documents(src.text)) {
+      ++index;
+      const std::string where = src.name + ", document " + std::to_string(index);
+      YAML::Node doc;
       try {
-        add_object(convert(docs[i], 0), where, out);
+        doc = YAML::Load(std::string(chunk.text));
+      } catch (const YAML::Exception& e) {
+        throw ConfigError(src.name + ": invalid YAML at line " + std::to_string(chunk.first_line + e.mark.line + 1) + ": " + e.msg);
+      }
+      if (!doc || doc.IsNull()) {
+        if (has_content(chunk.text)) {
+          throw ConfigError(where + " (from line " + std::to_string(chunk.first_line + 1) + ") is not YAML this reader can read");
+        }
+        continue;
+      }
+      try {
+        add_object(convert(doc, 0), where, out);
       } catch (const ConfigError& e) {
         if (std::string_view(e.what()).starts_with(where)) throw;
         throw ConfigError(where + " " + e.what());

@@ -66,3 +66,13 @@ TEST_CASE("manifests: files, directories (sorted, *.yaml and *.yml) and errors")
   auto b = dir.write("big.yaml", big);
   CHECK_THROWS_WITH_AS(read_manifest_sources({b, b}), "the manifests are larger than 64 MiB in total", ConfigError);
 }
+
+TEST_CASE("manifests: a stream yaml-cpp's LoadAll never finishes is one error, at once") {
+  // LoadAll made empty documents forever from a leading ",": found by manifests_fuzz.
+  CHECK(error_of(",a: b\n") == "in.yaml, document 1 (from line 1) is not YAML this reader can read");
+  CHECK(error_of("kind: A\n---\n,c: d\n") == "in.yaml, document 2 (from line 3) is not YAML this reader can read");
+  // Documents are split at "---" lines as kubectl splits them; errors count lines of the whole input.
+  CHECK(error_of("kind: A\n---\nkind: B\n  x: [\n").starts_with("in.yaml: invalid YAML at line 4"));
+  CHECK(parse("kind: A\r\n---  \r\nkind: B\r\n").size() == 2);
+  CHECK(parse("null\n---\n~\n---\n# only a comment\n").empty());
+}
