@@ -6,6 +6,7 @@
 #include <sys/socket.h>
 #include <unistd.h>
 
+#include <cctype>
 #include <cerrno>
 #include <cstring>
 
@@ -60,6 +61,10 @@ std::optional<NotifyEndpoint> parse_notify_url(std::string_view url, std::string
     std::size_t close = authority.find(']');
     if (close == std::string_view::npos) return fail(problem, "its IPv6 address has no closing ]");
     ep.host = std::string(authority.substr(1, close - 1));
+    // inet_pton stops at a NUL: the characters are checked first, so what it accepts is the host.
+    for (char c : ep.host) {
+      if (!std::isxdigit(static_cast<unsigned char>(c)) && c != ':' && c != '.') return fail(problem, "its host is not an IPv6 address");
+    }
     unsigned char buf[16];
     if (inet_pton(AF_INET6, ep.host.c_str(), buf) != 1) return fail(problem, "its host is not an IPv6 address");
     std::string_view after = authority.substr(close + 1);

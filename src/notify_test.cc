@@ -30,7 +30,7 @@ TEST_CASE("notify URLs: plain HTTP to a host, port and path, nothing a request l
   CHECK(v6->path == "/");
 
   struct Bad {
-    const char* url;
+    std::string_view url;
     const char* problem;
   };
   for (const Bad& b : {Bad{"https://nc/", "https is not supported"}, Bad{"ftp://nc/", "must start with http://"},
@@ -40,7 +40,8 @@ TEST_CASE("notify URLs: plain HTTP to a host, port and path, nothing a request l
                        Bad{"http://user:pw@nc/", "credentials"}, Bad{"http://n c/", "host holds"},
                        Bad{"http://nc/a b", "space or a control"}, Bad{"http://nc/a\r\nX: y", "space or a control"},
                        Bad{"http://nc/#x", "fragment"}, Bad{"http://[fd00::1/", "no closing ]"},
-                       Bad{"http://[nc]/", "not an IPv6"}, Bad{"http://[::1]x/", "after its IPv6"}}) {
+                       Bad{"http://[nc]/", "not an IPv6"},
+                       Bad{std::string_view("http://[::1\0p]/", 15), "not an IPv6"}, Bad{"http://[::1]x/", "after its IPv6"}}) {
     CAPTURE(b.url);
     std::string problem;
     CHECK_FALSE(parse_notify_url(b.url, &problem));
