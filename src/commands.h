@@ -21,6 +21,7 @@ struct CommandOptions {
   std::vector<std::string> kind_targets;  // --targets: KIND/[NAMESPACE/]NAME, each of its own kind
   std::string selector;
   bool all = false;
+  bool all_namespaces = false;  // -A: -l, --all and status list every namespace
   std::string ns;  // resolved default namespace
   const KindAdapter* kind = nullptr;  // --kind: of --kustomizations, -l and --all
   std::string api_version;  // --api-version (of `kind`); empty: discover

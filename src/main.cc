@@ -1,5 +1,4 @@
 // windowctl: suspend, resume and relabel Flux objects for reconciliation windows.
-#include <CLI/CLI.hpp>
 #include <spdlog/spdlog.h>
 
 #include <algorithm>
@@ -9,14 +8,17 @@
 #include <unistd.h>
 
 #include "check.h"
+#include "cli.h"
 #include "client.h"
 #include "commands.h"
+#include "completion.h"
 #include "config.h"
 #include "kinds.h"
 #include "log.h"
 #include "manifests.h"
 #include "notify.h"
 #include "output.h"
+#include "selector.h"
 #include "sync.h"
 #include "timefmt.h"
 #include "utf8.h"
@@ -24,22 +26,6 @@
 
 namespace windowctl {
 namespace {
-
-constexpr int kExitFailed = 1;
-constexpr int kExitUsage = 2;
-
-struct Flags {
-  std::string kubeconfig, context, ns, kind = "Kustomization", api_version, selector;
-  std::vector<std::string> names, targets;
-  bool all = false, force = false, relabel = false, dry_run = false, wait = false, verbose = false;
-  bool scheduled = false, fail_on_held = false;
-  std::string override_for, at;
-  std::vector<std::string> windows, denies, freezes, files;
-  int count = 5;
-  std::string timeout = "5m", request_timeout = "30s", poll_interval = "1s", reason, reconcile;
-  std::string output = "text", log_format = "text";
-  std::string notify;  // --notify[=URL]
-};
 
 std::chrono::milliseconds duration_flag(const std::string& flag, const std::string& value) {
   auto d = parse_go_duration(value);
@@ -50,144 +36,35 @@ std::chrono::milliseconds duration_flag(const std::string& flag, const std::stri
   return std::chrono::duration_cast<std::chrono::milliseconds>(*d);
 }
 
-void add_targets(CLI::App* cmd, Flags& f, bool writes) {
-  cmd->add_option("--kustomizations", f.names, "Objects to act on: name or namespace/name, comma-separated, repeatable")
-      ->type_name("NAMES")
-      ->delimiter('\0');
-  cmd->add_option("--targets", f.targets, "Objects of any kind: KIND/NAME or KIND/NAMESPACE/NAME, comma-separated, repeatable")
-      ->type_name("TARGETS")
-      ->delimiter('\0');
-  cmd->add_option("-l,--selector", f.selector, "Label selector, as kubectl (app=x,window in (rw))")->type_name("SELECTOR");
-  cmd->add_flag("--all", f.all, "Every object of the kind in the namespace");
-  cmd->add_option("-n,--namespace", f.ns, "Namespace of names without one and of -l/--all (default: $FLUX_SYSTEM_NAMESPACE, else flux-system)")
-      ->type_name("NS");
-  cmd->add_option("--kind", f.kind, "Kind of --kustomizations, -l and --all (default Kustomization): " + kinds_help() +
-                                        "; also the plural and KIND.GROUP, any case")
-      ->type_name("KIND");
-  cmd->add_option("--api-version", f.api_version, "API version to use instead of discovering it (v1, v1beta2, v2)")->type_name("VERSION");
-  cmd->add_option("--kubeconfig", f.kubeconfig, "Path to a kubeconfig (else KUBECONFIG, in-cluster, ~/.kube/config)")->type_name("PATH");
-  cmd->add_option("--context", f.context, "kubeconfig context to use")->type_name("NAME");
-  cmd->add_option("--request-timeout", f.request_timeout, "Timeout of one API request (connect included)")->type_name("DURATION");
-  cmd->add_option("-o,--output", f.output, "text or json")->check(CLI::IsMember({"text", "json"}));
-  cmd->add_option("--log-format", f.log_format, "Logs on stderr: text or json")->check(CLI::IsMember({"text", "json"}));
-  cmd->add_flag("-v,--verbose", f.verbose, "Log every request (never its token)");
-  if (writes) {
-    cmd->add_flag("--dry-run", f.dry_run, "Print the plan (object, current state, patch) and write nothing");
-    cmd->add_option("--reason", f.reason, "Why: recorded on the object and in its Event")->type_name("TEXT");
-    cmd->add_option("--notify", f.notify,
-                    "Also send each change to Flux's notification-controller, so Alerts announce it "
-                    "(default URL: " + std::string(kDefaultNotifyUrl) + ")")
-        ->type_name("[=URL]")
-        ->expected(0, 1);
-  }
-}
-
-// Under kubectl's plugin discovery the binary is kubectl-windowctl, run as `kubectl windowctl`.
-std::string program_name(const char* argv0) {
-  std::string_view base = argv0 ? argv0 : "";
-  if (auto slash = base.rfind('/'); slash != std::string_view::npos) base.remove_prefix(slash + 1);
-  return base == "kubectl-windowctl" ? "kubectl windowctl" : "windowctl";
-}
-
 int run(int argc, char** argv) {
-  CLI::App app{"windowctl: open and close Flux reconciliation windows by suspending and resuming Flux objects"};
-  app.name(program_name(argc > 0 ? argv[0] : nullptr));
-  app.require_subcommand(1);
-  Flags f;
-
-  auto* close = app.add_subcommand("close", "Suspend the targets (spec.suspend: true) and mark them as suspended by windowctl");
-  add_targets(close, f, true);
-  close->add_flag("--relabel", f.relabel, "Also set kustomize.toolkit.fluxcd.io/reconcile=disabled, so a parent Kustomization leaves them alone");
-  close->add_option("--for", f.override_for, "Keep them closed this long even if the window says open (sync honours it)")
-      ->type_name("DURATION");
-  close->add_flag("--scheduled", f.scheduled, "A scheduled run: an unexpired open/close --for override wins, an expired one is dropped");
-
-  auto* open = app.add_subcommand("open", "Resume what windowctl suspended and request a reconcile now");
-  add_targets(open, f, true);
-  open->add_flag("--relabel", f.relabel, "Also set kustomize.toolkit.fluxcd.io/reconcile=enabled");
-  open->add_flag("--force", f.force, "Also resume objects suspended by someone else");
-  open->add_option("--for", f.override_for, "Keep them open this long even if the window says closed (sync honours it)")
-      ->type_name("DURATION");
-  open->add_flag("--scheduled", f.scheduled, "A scheduled run: an unexpired open/close --for override wins, an expired one is dropped");
-  open->add_flag("--fail-on-held", f.fail_on_held, "Exit 1 when a target is held (suspended by someone else)");
-  open->add_flag("--wait", f.wait, "Wait until Flux has reconciled the targets and they are Ready");
-  open->add_option("--timeout", f.timeout, "How long --wait waits")->type_name("DURATION");
-  open->add_option("--poll-interval", f.poll_interval, "How often --wait reads the targets")->group("");
-
-  auto* relabel = app.add_subcommand("relabel", "Set only the kustomize.toolkit.fluxcd.io/reconcile label");
-  add_targets(relabel, f, true);
-  relabel->add_option("--reconcile", f.reconcile, "enabled or disabled")->required()->check(CLI::IsMember({"enabled", "disabled"}));
-
-  auto* adopt = app.add_subcommand("adopt", "Mark targets someone else suspended (e.g. flux suspend) as closed by windowctl, so the next open resumes them");
-  add_targets(adopt, f, true);
-
-  auto add_schedule = [&f](CLI::App* cmd, bool required) {
-    auto* w = cmd->add_option("--window", f.windows, "\"CRON for DURATION [in ZONE]\" or \"CRON to CRON [in ZONE]\", repeatable: when changes may happen")
-                  ->type_name("EXPR")
-                  ->delimiter('\0');
-    if (required) w->required();
-    cmd->add_option("--deny", f.denies, "\"CRON for DURATION [in ZONE]\" or \"CRON to CRON [in ZONE]\", repeatable: never inside these (wins over --window)")
-        ->type_name("EXPR")
-        ->delimiter('\0');
-    cmd->add_option("--freeze", f.freezes, "FROM/TO (RFC 3339), repeatable: closed, whatever else says (wins over all)")
-        ->type_name("FROM/TO")
-        ->delimiter('\0');
-  };
-
-  auto* sync = app.add_subcommand("sync", "Open or close each target as its window says now (level-triggered; idempotent)");
-  add_targets(sync, f, true);
-  add_schedule(sync, false);
-  sync->add_flag("--relabel", f.relabel, "Also set kustomize.toolkit.fluxcd.io/reconcile to enabled/disabled");
-  sync->add_flag("--force", f.force, "When opening, also resume objects suspended by someone else");
-  sync->add_flag("--fail-on-held", f.fail_on_held, "Exit 1 when a target is held (suspended by someone else)");
-
-  auto* schedule = app.add_subcommand("schedule", "Say whether the window is open and list the next windows (no cluster needed)");
-  add_schedule(schedule, true);
-  schedule->add_option("--at", f.at, "Evaluate at this RFC 3339 instant instead of now")->type_name("TIME");
-  schedule->add_option("--count", f.count, "How many windows to list")->check(CLI::Range(1, 100000));
-  schedule->add_option("-o,--output", f.output, "text or json")->check(CLI::IsMember({"text", "json"}));
-
-  auto* status = app.add_subcommand("status", "Show suspension, who suspended, readiness and revision (all in the namespace by default)");
-  add_targets(status, f, false);
-  add_schedule(status, false);
-  status->add_flag("--fail-on-held", f.fail_on_held, "Exit 1 when a target is suspended by someone else (open would hold it)");
-
-  auto* check = app.add_subcommand("check", "Find setups where a window silently fails, in manifests (no cluster needed)");
-  check->add_option("-f,--filename", f.files, "Manifests: a YAML file, a directory (its *.yaml, *.yml) or - (stdin), repeatable")
-      ->type_name("PATH")
-      ->required();
-  check->add_option("-o,--output", f.output, "text or json")->check(CLI::IsMember({"text", "json"}));
-
-  app.add_subcommand("version", "Print the version and commit");
-
-  const std::vector<std::string> commands = {"open", "close", "relabel", "adopt", "sync", "status", "schedule", "check", "version"};
-  if (argc > 1 && argv[1][0] != '-' && std::find(commands.begin(), commands.end(), argv[1]) == commands.end()) {
-    std::cerr << "windowctl: unknown command \"" << argv[1] << "\" (commands: open, close, adopt, relabel, sync, status, schedule, check, version)\n";
-    return kExitUsage;
+  std::vector<std::string> args(argv + std::min(argc, 1), argv + argc);
+  // Errors in the arguments themselves are logged as every other error is, in the format asked.
+  setup_logging(log_format_of(args), false);
+  CommandLine cli(program_name(argc > 0 ? argv[0] : nullptr));
+  if (auto exit_code = cli.parse(std::move(args), std::cout)) return *exit_code;
+  const Flags& f = cli.flags();
+  const std::string& command = cli.command();
+  if (command == "version") {
+    if (f.output == "json") {
+      std::cout << nlohmann::json{{"command", "version"}, {"version", kVersion}, {"commit", kCommit}}.dump(2) << "\n";
+    } else {
+      std::cout << "windowctl " << kVersion << " (commit " << kCommit << ")\n";
+    }
+    return kExitOk;
   }
-  try {
-    app.parse(argc, argv);
-  } catch (const CLI::CallForHelp& e) {
-    return app.exit(e);
-  } catch (const CLI::ParseError& e) {
-    std::cerr << "windowctl: " << e.what() << " (see windowctl --help)\n";
-    return kExitUsage;
+  if (command == "completion") {
+    std::cout << completion_script(cli.app(), f.shell);
+    return kExitOk;
   }
-  CLI::App* cmd = app.get_subcommands().front();
-  if (cmd->get_name() == "version") {
-    std::cout << "windowctl " << kVersion << " (commit " << kCommit << ")\n";
-    return 0;
-  }
-
   setup_logging(f.log_format == "json" ? LogFormat::kJson : LogFormat::kText, f.verbose);
   try {
-    if (cmd->get_name() == "check") {
+    if (command == "check") {
       auto findings = check_objects(parse_manifests(read_manifest_sources(f.files)), std::chrono::system_clock::now());
       std::cout << render_findings(findings, f.output == "json");
       return has_error(findings) ? kExitFailed : 0;
     }
     Schedule schedule_flags = parse_schedule({f.windows, f.denies, f.freezes});
-    if (cmd->get_name() == "schedule") {
+    if (command == "schedule") {
       SysTime at = std::chrono::system_clock::now();
       if (!f.at.empty()) {
         auto parsed = parse_rfc3339(f.at);
@@ -198,11 +75,27 @@ int run(int argc, char** argv) {
       return 0;
     }
     CommandOptions opt;
-    opt.command = cmd->get_name();
+    opt.command = command;
     opt.kind = find_kind(f.kind);
     if (!opt.kind) throw ConfigError("unknown --kind \"" + f.kind + "\": use one of " + kinds_help());
-    if (opt.command != "status" && f.names.empty() && f.targets.empty() && f.selector.empty() && !f.all) {
-      throw ConfigError(opt.command + " needs targets: --kustomizations NAMES, --targets KIND/NAME, -l SELECTOR or --all");
+    // Names as arguments, as flux and kubectl take them, then --kustomizations.
+    std::vector<std::string> names = f.args;
+    names.insert(names.end(), f.names.begin(), f.names.end());
+    const bool named = !names.empty() || !f.targets.empty();
+    if (opt.command != "status" && !named && f.selector.empty() && !f.all) {
+      throw ConfigError(opt.command + " needs targets: NAME..., --targets KIND/NAME, -l SELECTOR or --all");
+    }
+    // flux ignores --all when names are given; a union with every object is the dangerous reading.
+    if (f.all && (named || !f.selector.empty())) {
+      throw ConfigError("--all selects every object of the kind: give names, --targets or -l instead, not with it");
+    }
+    if (std::string problem = selector_problem(f.selector); !problem.empty()) {
+      throw ConfigError("invalid -l/--selector \"" + f.selector.substr(0, 256) + "\": " + problem);
+    }
+    if (f.all_namespaces) {
+      if (named) throw ConfigError("-A/--all-namespaces selects by -l or --all; a name takes its namespace instead (NAMESPACE/NAME)");
+      if (cli.given("--namespace")) throw ConfigError("-A/--all-namespaces and -n/--namespace exclude each other");
+      if (opt.command != "status" && f.selector.empty() && !f.all) throw ConfigError("-A/--all-namespaces needs -l SELECTOR or --all");
     }
     if (f.reason.size() > 1024) throw ConfigError("--reason is longer than 1024 characters");
     // It is written into annotations and Events, which are JSON: UTF-8 only.
@@ -216,7 +109,8 @@ int run(int argc, char** argv) {
     client_options.user_agent = std::string("windowctl/") + kVersion;
     opt.wait_timeout = duration_flag("--timeout", f.timeout);
     opt.poll_interval = duration_flag("--poll-interval", f.poll_interval);
-    opt.names = f.names;
+    opt.names = std::move(names);
+    opt.all_namespaces = f.all_namespaces;
     opt.kind_targets = f.targets;
     opt.selector = f.selector;
     opt.all = f.all;
@@ -238,8 +132,8 @@ int run(int argc, char** argv) {
     }
     opt.output = f.output == "json" ? OutputFormat::kJson : OutputFormat::kText;
     opt.schedule = std::move(schedule_flags);
-    if (const CLI::Option* notify = cmd->get_option_no_throw("--notify"); notify && notify->count() > 0) {
-      std::string url = f.notify.empty() ? std::string(kDefaultNotifyUrl) : f.notify;
+    if (cli.given("--notify")) {
+      const std::string& url = f.notify;
       std::string problem;
       opt.notify = parse_notify_url(url, &problem);
       if (!opt.notify) throw ConfigError("invalid --notify \"" + url.substr(0, 256) + "\": " + problem);
@@ -284,10 +178,10 @@ int main(int argc, char** argv) {
   } catch (const nlohmann::json::exception& e) {
     // Outside JSON is read through type-checked accessors (json_read.h); reaching here is a bug,
     // reported without nlohmann's wording, which names no field a user could act on.
-    std::cerr << "windowctl: internal error: unexpected JSON shape (nlohmann id " << e.id << "); please report it\n";
+    spdlog::error("internal error: unexpected JSON shape (nlohmann id {}); please report it", e.id);
     return windowctl::kExitFailed;
   } catch (const std::exception& e) {
-    std::cerr << "windowctl: internal error: " << e.what() << "\n";
+    spdlog::error("internal error: {}", e.what());
     return windowctl::kExitFailed;
   }
 }

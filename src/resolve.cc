@@ -168,7 +168,8 @@ Resolution resolve(Client& client, const CommandOptions& opt) {
 bool for_each_listed(Client& client, const CommandOptions& opt, Resolution& r, SeenSet& seen,
                      const std::function<void(Work&&)>& each) {
   const KindAdapter& kind = *opt.kind;
-  std::string base = collection_path(kind, r.version, opt.ns) + "?limit=" + std::to_string(kListPageSize);
+  std::string base = collection_path(kind, r.version, opt.all_namespaces ? "" : opt.ns) + "?limit=" + std::to_string(kListPageSize);
+  const std::string where = opt.all_namespaces ? "in all namespaces" : "in namespace " + opt.ns;
   if (!opt.selector.empty()) base += "&labelSelector=" + http::query_escape(opt.selector);
   std::size_t delivered = 0;
   int restarts = 0, pages = 0;
@@ -176,16 +177,17 @@ bool for_each_listed(Client& client, const CommandOptions& opt, Resolution& r, S
   std::string token;
   auto on_item = [&](json&& item) {
     Target t{metadata_string(item, "namespace"), metadata_string(item, "name")};
-    if (t.ns.empty()) t.ns = opt.ns;
+    // A cluster-wide list names each item's namespace; an item without one has no place to go.
+    if (t.ns.empty() && !opt.all_namespaces) t.ns = opt.ns;
     if (t.name.empty()) {
-      spdlog::error("listing {} in namespace {}: an item without metadata.name; skipped", kind.plural, opt.ns);
+      spdlog::error("listing {} {}: an item without metadata.name; skipped", kind.plural, where);
       ok = false;
       return;
     }
     if (!valid_namespace(t.ns) || !valid_object_name(t.name)) {
       // The names go into request paths: a server cannot steer a write elsewhere through them.
-      spdlog::error("listing {} in namespace {}: an item named {} in namespace {} is not a valid Kubernetes name; skipped",
-                    kind.plural, opt.ns, json(t.name.substr(0, 300)).dump(-1, ' ', true, json::error_handler_t::replace),
+      spdlog::error("listing {} {}: an item named {} in namespace {} is not a valid Kubernetes name; skipped",
+                    kind.plural, where, json(t.name.substr(0, 300)).dump(-1, ' ', true, json::error_handler_t::replace),
                     json(t.ns.substr(0, 100)).dump(-1, ' ', true, json::error_handler_t::replace));
       ok = false;
       return;
@@ -205,8 +207,7 @@ bool for_each_listed(Client& client, const CommandOptions& opt, Resolution& r, S
         constexpr int kMaxRestarts = 3;
         if (e.code() == 410 && !token.empty() && restarts < kMaxRestarts) {
           ++restarts;
-          spdlog::warn("listing {} in namespace {}: the continue token expired; listing again from the start", kind.plural,
-                       opt.ns);
+          spdlog::warn("listing {} {}: the continue token expired; listing again from the start", kind.plural, where);
           token.clear();
           continue;
         }
@@ -229,16 +230,16 @@ bool for_each_listed(Client& client, const CommandOptions& opt, Resolution& r, S
       token = std::move(next);
     }
   } catch (const ApiError& e) {
-    spdlog::error("listing {} in namespace {}: {}", kind.plural, opt.ns, error_summary(e));
+    spdlog::error("listing {} {}: {}", kind.plural, where, error_summary(e));
     return false;
   } catch (const TransportError& e) {
     if (refused_by_tls(e)) rethrow_verify_as_config(e);
-    spdlog::error("listing {} in namespace {}: {}", kind.plural, opt.ns, error_summary(e));
+    spdlog::error("listing {} {}: {}", kind.plural, where, error_summary(e));
     return false;
   }
   if (delivered == 0 && r.named.empty() && opt.command != "status") {
     // An empty selection is almost always a typo; a green job that did nothing is the trap to avoid.
-    spdlog::error("no {} in namespace {} matches {}", kind.plural, opt.ns,
+    spdlog::error("no {} {} matches {}", kind.plural, where,
                   opt.selector.empty() ? std::string("--all") : "selector \"" + opt.selector + "\"");
     return false;
   }

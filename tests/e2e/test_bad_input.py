@@ -20,7 +20,7 @@ def assert_usage_error(p, api, needle):
 @pytest.mark.parametrize("args,needle", [
     (["close", "--bogus"], "--bogus"),
     (["frobnicate"], "frobnicate"),
-    ([], "subcommand"),
+    ([], "a command is required"),
     (["close"], "close needs targets"),
     (["close", *TARGETS, "--kind", "ExternalArtifact"], 'unknown --kind "ExternalArtifact"'),
     (["close", *TARGETS, "--request-timeout", "soon"], 'invalid --request-timeout "soon"'),

@@ -1,0 +1,323 @@
+#include "cli.h"
+
+#include <spdlog/spdlog.h>
+
+#include <algorithm>
+
+#include "kinds.h"
+#include "notify.h"
+#include "version.h"
+
+namespace windowctl {
+namespace {
+
+constexpr const char* kGlobal = "Global flags (before or after the command)";
+
+void add_globals(CLI::App* cmd, Flags& f) {
+  cmd->add_option("-n,--namespace", f.ns, "Namespace of names without one and of -l/--all (default: $FLUX_SYSTEM_NAMESPACE, else flux-system)")
+      ->type_name("NS")
+      ->group(kGlobal);
+  cmd->add_option("-o,--output", f.output, "Output: text or json")->check(CLI::IsMember({"text", "json"}))->group(kGlobal);
+  cmd->add_option("--kubeconfig", f.kubeconfig, "Path to a kubeconfig (else $KUBECONFIG, in-cluster, ~/.kube/config)")
+      ->type_name("PATH")
+      ->group(kGlobal);
+  cmd->add_option("--context", f.context, "kubeconfig context to use (default: its current-context)")->type_name("NAME")->group(kGlobal);
+  cmd->add_option("--request-timeout", f.request_timeout, "Timeout of one API request, connect included (0: none)")
+      ->type_name("DURATION")
+      ->group(kGlobal);
+  cmd->add_option("--log-format", f.log_format, "Logs and errors on stderr: text or json")
+      ->check(CLI::IsMember({"text", "json"}))
+      ->group(kGlobal);
+  cmd->add_flag("-v,--verbose", f.verbose, "Log every request (never its token)")->group(kGlobal);
+}
+
+void add_targets(CLI::App* cmd, Flags& f, bool writes) {
+  cmd->add_option("NAME", f.args, "Targets of --kind: NAME or NAMESPACE/NAME (as --kustomizations)")->type_name("");
+  cmd->add_option("--kustomizations", f.names, "Objects of --kind: NAME or NAMESPACE/NAME, comma-separated, repeatable")
+      ->type_name("NAMES")
+      ->delimiter('\0');
+  cmd->add_option("--targets", f.targets, "Objects of any kind: KIND/NAME or KIND/NAMESPACE/NAME, comma-separated, repeatable")
+      ->type_name("TARGETS")
+      ->delimiter('\0');
+  cmd->add_option("-l,--selector", f.selector, "Label selector, as kubectl's (window=rw,tier in (web,api))")->type_name("SELECTOR");
+  cmd->add_flag("--all", f.all, "Every object of --kind in the namespace");
+  cmd->add_flag("-A,--all-namespaces", f.all_namespaces, "-l, --all (and status) in every namespace (needs cluster-wide RBAC)");
+  cmd->add_option("--kind", f.kind, "Kind of names, -l and --all: " + kinds_help() + "; also the plural, short names and KIND.GROUP, any case")
+      ->type_name("KIND");
+  cmd->add_option("--api-version", f.api_version, "API version to use instead of discovering it (v1, v1beta2, v2)")->type_name("VERSION");
+  if (writes) {
+    cmd->add_flag("--dry-run", f.dry_run, "Print the plan (object, current state, patch) and write nothing");
+    cmd->add_option("--reason", f.reason, "Why: recorded on the object (Flux's suspend reason too) and in its Event")->type_name("TEXT");
+    cmd->add_option("--notify", f.notify,
+                    "Also send each change to Flux's notification-controller, so Alerts announce it (URL default: " +
+                        std::string(kDefaultNotifyUrl) + ")")
+        ->type_name("[=URL]");
+  }
+  add_globals(cmd, f);
+}
+
+void add_schedule(CLI::App* cmd, Flags& f, bool required) {
+  auto* w = cmd->add_option("--window", f.windows, "\"CRON for DURATION [in ZONE]\" or \"CRON to CRON [in ZONE]\", repeatable: when changes may happen")
+                ->type_name("EXPR")
+                ->delimiter('\0');
+  if (required) w->required();
+  cmd->add_option("--deny", f.denies, "\"CRON for DURATION [in ZONE]\" or \"CRON to CRON [in ZONE]\", repeatable: never inside these (wins over --window)")
+      ->type_name("EXPR")
+      ->delimiter('\0');
+  cmd->add_option("--freeze", f.freezes, "FROM/TO (RFC 3339), repeatable: closed, whatever else says (wins over all)")
+      ->type_name("FROM/TO")
+      ->delimiter('\0');
+}
+
+std::string examples(const std::string& program, std::initializer_list<std::pair<const char*, const char*>> lines) {
+  std::string text = "\nExamples:\n";
+  for (const auto& [why, args] : lines) text += std::string("  # ") + why + "\n  " + program + " " + args + "\n";
+  return text;
+}
+
+bool starts_with(std::string_view s, std::string_view prefix) { return s.substr(0, prefix.size()) == prefix; }
+
+}  // namespace
+
+bool is_global_flag(std::string_view name, bool* takes_value) {
+  static constexpr std::string_view kWithValue[] = {"-n", "--namespace", "-o", "--output", "--kubeconfig", "--context",
+                                                   "--request-timeout", "--log-format"};
+  static constexpr std::string_view kWithout[] = {"-v", "--verbose"};
+  for (auto f : kWithValue) {
+    if (name == f) return *takes_value = true;
+  }
+  for (auto f : kWithout) {
+    if (name == f) {
+      *takes_value = false;
+      return true;
+    }
+  }
+  return false;
+}
+
+std::vector<std::string> hoist_global_flags(std::vector<std::string> args) {
+  std::vector<std::string> before, globals;
+  std::size_t i = 0;
+  for (; i < args.size(); ++i) {
+    const std::string& a = args[i];
+    if (a.size() < 2 || a[0] != '-' || a == "--") break;
+    const bool is_short = a[1] != '-';
+    // -ojson, -o=json and --output=json carry their value; -o json and --output json do not.
+    std::string name = is_short ? a.substr(0, 2) : a.substr(0, a.find('='));
+    const bool attached = is_short ? a.size() > 2 : a.find('=') != std::string::npos;
+    bool takes_value = false;
+    if (!is_global_flag(name, &takes_value)) {
+      before.push_back(a);
+      continue;
+    }
+    globals.push_back(a);
+    if (takes_value && !attached && i + 1 < args.size()) globals.push_back(args[++i]);
+  }
+  // No command (or `--` first): nothing to move behind it.
+  if (i == args.size() || args[i] == "--" || globals.empty()) return args;
+  std::vector<std::string> out = std::move(before);
+  out.push_back(args[i]);
+  out.insert(out.end(), globals.begin(), globals.end());
+  out.insert(out.end(), args.begin() + static_cast<std::ptrdiff_t>(i) + 1, args.end());
+  return out;
+}
+
+LogFormat log_format_of(const std::vector<std::string>& args) {
+  LogFormat format = LogFormat::kText;
+  for (std::size_t i = 0; i < args.size() && args[i] != "--"; ++i) {
+    if (args[i] == "--log-format" && i + 1 < args.size()) {
+      format = args[i + 1] == "json" ? LogFormat::kJson : LogFormat::kText;
+    } else if (starts_with(args[i], "--log-format=")) {
+      format = args[i] == "--log-format=json" ? LogFormat::kJson : LogFormat::kText;
+    }
+  }
+  return format;
+}
+
+std::string program_name(const char* argv0) {
+  std::string_view base = argv0 ? argv0 : "";
+  if (auto slash = base.rfind('/'); slash != std::string_view::npos) base.remove_prefix(slash + 1);
+  return base == "kubectl-windowctl" ? "kubectl windowctl" : "windowctl";
+}
+
+std::vector<std::string> command_names(const CLI::App& app, bool with_aliases) {
+  std::vector<std::string> names;
+  for (const CLI::App* sub : app.get_subcommands([](const CLI::App*) { return true; })) {
+    names.push_back(sub->get_name());
+    if (with_aliases) {
+      for (const auto& alias : sub->get_aliases()) names.push_back(alias);
+    }
+  }
+  return names;
+}
+
+CommandLine::CommandLine(std::string program) : program_(std::move(program)), app_(std::make_unique<CLI::App>()) {
+  CLI::App& app = *app_;
+  Flags& f = flags_;
+  const std::string& p = program_;
+  app.name(p);
+  app.description("Open and close Flux reconciliation windows by suspending and resuming Flux objects");
+  app.require_subcommand(0, 1);
+  app.get_formatter()->label("Subcommands", "Commands");
+  app.get_formatter()->label("SUBCOMMAND", "COMMAND");
+  app.option_defaults()->always_capture_default();
+  app.add_flag("--version", f.version, "Print the version and commit");
+  app.footer("\nRun '" + p + " help COMMAND' for a command's flags and examples.");
+
+  auto* close = app.add_subcommand("close", "Suspend the targets (spec.suspend: true) and mark them as suspended by windowctl");
+  close->alias("suspend");
+  add_targets(close, f, true);
+  close->add_flag("--relabel", f.relabel, "Also set kustomize.toolkit.fluxcd.io/reconcile=disabled, so a parent Kustomization leaves them alone");
+  close->add_option("--for", f.override_for, "Keep them closed this long even if the window says open (sync honours it)")
+      ->type_name("DURATION");
+  close->add_flag("--scheduled", f.scheduled, "A scheduled run: an unexpired open/close --for override wins, an expired one is dropped");
+  close->footer(examples(p, {{"Close the window of the Kustomization apps-rw in flux-system", "close apps-rw"},
+                             {"Mixed kinds, with a reason flux get shows", "close --targets helmrelease/apps/podinfo,imageupdateautomation/flux-system --reason \"release freeze\""},
+                             {"Every Kustomization labelled window=rw, in every namespace", "close -A -l window=rw"}}));
+
+  auto* open = app.add_subcommand("open", "Resume what windowctl suspended and request a reconcile now");
+  open->alias("resume");
+  add_targets(open, f, true);
+  open->add_flag("--relabel", f.relabel, "Also set kustomize.toolkit.fluxcd.io/reconcile=enabled");
+  open->add_flag("--force", f.force, "Also resume objects suspended by someone else");
+  open->add_option("--for", f.override_for, "Keep them open this long even if the window says closed (sync honours it)")
+      ->type_name("DURATION");
+  open->add_flag("--scheduled", f.scheduled, "A scheduled run: an unexpired open/close --for override wins, an expired one is dropped");
+  open->add_flag("--fail-on-held", f.fail_on_held, "Exit 1 when a target is held (suspended by someone else)");
+  open->add_flag("--wait", f.wait, "Wait until Flux has reconciled the targets and they are Ready");
+  open->add_option("--timeout", f.timeout, "How long --wait waits")->type_name("DURATION");
+  open->add_option("--poll-interval", f.poll_interval, "How often --wait reads the targets")->group("");
+  open->footer(examples(p, {{"Open the window of apps-rw and wait until Flux has applied it", "open apps-rw --wait"},
+                            {"Emergency open for 2 hours (the scheduled jobs leave it open)", "open apps-rw --for 2h --reason \"INC-1234 hotfix\""}}));
+
+  auto* relabel = app.add_subcommand("relabel", "Set only the kustomize.toolkit.fluxcd.io/reconcile label");
+  add_targets(relabel, f, true);
+  relabel->add_option("--reconcile", f.reconcile, "enabled or disabled")->required()->check(CLI::IsMember({"enabled", "disabled"}));
+  relabel->footer(examples(p, {{"Let a parent Kustomization leave apps-rw alone", "relabel apps-rw --reconcile disabled"}}));
+
+  auto* adopt = app.add_subcommand("adopt", "Mark targets someone else suspended (e.g. flux suspend) as closed by windowctl, so the next open resumes them");
+  add_targets(adopt, f, true);
+  adopt->footer(examples(p, {{"Take over a suspension made by flux suspend", "adopt apps-rw"}}));
+
+  auto* sync = app.add_subcommand("sync", "Open or close each target as its window says now (level-triggered; idempotent)");
+  add_targets(sync, f, true);
+  add_schedule(sync, f, false);
+  sync->add_flag("--relabel", f.relabel, "Also set kustomize.toolkit.fluxcd.io/reconcile to enabled/disabled");
+  sync->add_flag("--force", f.force, "When opening, also resume objects suspended by someone else");
+  sync->add_flag("--fail-on-held", f.fail_on_held, "Exit 1 when a target is held (suspended by someone else)");
+  sync->footer(examples(p, {{"Monday 08:00 to Thursday 17:00, Zurich wall clock", "sync apps-rw --window \"0 8 * * MON to 0 17 * * THU in Europe/Zurich\""},
+                            {"Each object's own windowctl.io/window annotation, every Kustomization labelled window=rw", "sync -l window=rw"}}));
+
+  auto* schedule = app.add_subcommand("schedule", "Say whether the window is open and list the next windows (no cluster needed)");
+  add_schedule(schedule, f, true);
+  schedule->add_option("--at", f.at, "Evaluate at this RFC 3339 instant instead of now")->type_name("TIME");
+  schedule->add_option("--count", f.count, "How many windows to list")->check(CLI::Range(1, 100000));
+  add_globals(schedule, f);
+  schedule->footer(examples(p, {{"The next 3 windows of a weekday morning window", "schedule --window \"0 8 * * MON-FRI for 4h in Europe/Zurich\" --count 3"}}));
+
+  auto* status = app.add_subcommand("status", "Show suspension, who suspended, readiness and revision (every object of --kind in the namespace by default)");
+  add_targets(status, f, false);
+  add_schedule(status, f, false);
+  status->add_flag("--fail-on-held", f.fail_on_held, "Exit 1 when a target is suspended by someone else (open would hold it)");
+  status->footer(examples(p, {{"Every Kustomization in flux-system", "status"}, {"Every HelmRelease in the cluster", "status -A --kind hr"}}));
+
+  auto* check = app.add_subcommand("check", "Find setups where a window silently fails, in manifests (no cluster needed)");
+  check->add_option("-f,--filename", f.files, "Manifests: a YAML file, a directory (its *.yaml, *.yml) or - (stdin), repeatable")
+      ->type_name("PATH")
+      ->required();
+  add_globals(check, f);
+  check->footer(examples(p, {{"What flux build would apply", "check -f <(flux build kustomization flux-system --path ./clusters/prod)"},
+                             {"A kustomize overlay", "check -f <(kubectl kustomize clusters/prod)"}}));
+
+  auto* version = app.add_subcommand("version", "Print the version and commit");
+  add_globals(version, f);
+  version->footer(examples(p, {{"For a script", "version -o json"}}));
+
+  auto* completion = app.add_subcommand("completion", "Print a shell completion script: bash, zsh or fish");
+  completion->add_option("SHELL", f.shell, "bash, zsh or fish")->required()->check(CLI::IsMember({"bash", "zsh", "fish"}));
+  completion->footer(examples(p, {{"bash, this shell", "completion bash > /tmp/c && . /tmp/c"},
+                                  {"bash, every new shell", "completion bash > /etc/bash_completion.d/windowctl"},
+                                  {"zsh (a directory on $fpath)", "completion zsh > \"${fpath[1]}/_windowctl\""},
+                                  {"fish", "completion fish > ~/.config/fish/completions/windowctl.fish"}}));
+
+  auto* help = app.add_subcommand("help", "Help about any command");
+  help->add_option("COMMAND", f.topic, "The command to explain")->type_name("");
+  help->footer(examples(p, {{"close's flags, their defaults and examples", "help close"}}));
+
+  // A list's captured default is "[]", which says nothing; only defaults with a value show.
+  for (CLI::App* sub : app.get_subcommands([](CLI::App*) { return true; })) {
+    for (CLI::Option* o : sub->get_options([](CLI::Option* o) { return o->get_default_str() == "[]"; })) o->default_str("");
+  }
+}
+
+bool CommandLine::given(const std::string& option) const {
+  const CLI::Option* o = selected_ ? selected_->get_option_no_throw(option) : nullptr;
+  return o && o->count() > 0;
+}
+
+std::optional<int> CommandLine::parse(std::vector<std::string> args, std::ostream& out) {
+  args = hoist_global_flags(std::move(args));
+  std::size_t first = 0;
+  while (first < args.size() && !args[first].empty() && args[first][0] == '-' && args[first] != "--") ++first;
+  const std::vector<std::string> known = command_names(*app_, true);
+  if (first < args.size() && args[first] != "--" && std::find(known.begin(), known.end(), args[first]) == known.end()) {
+    std::string list;
+    for (const auto& name : command_names(*app_, false)) list += (list.empty() ? "" : ", ") + name;
+    spdlog::error("unknown command \"{}\" (commands: {}; see '{} help')", args[first].substr(0, 64), list, program_);
+    return kExitUsage;
+  }
+  // `--notify` alone asks for the default receiver. The next argument is its URL only when it
+  // is one ("://" cannot be in a Kubernetes name); otherwise it is a target name.
+  for (std::size_t i = first; i < args.size() && args[i] != "--"; ++i) {
+    if (args[i] != "--notify") continue;
+    if (i + 1 < args.size() && args[i + 1].find("://") != std::string::npos) {
+      args[i] = "--notify=" + args[i + 1];
+      args.erase(args.begin() + static_cast<std::ptrdiff_t>(i) + 1);
+    } else {
+      args[i] = "--notify=" + std::string(kDefaultNotifyUrl);
+    }
+  }
+  std::vector<std::string> reversed(args.rbegin(), args.rend());
+  try {
+    app_->parse(reversed);
+  } catch (const CLI::CallForHelp& e) {
+    app_->exit(e, out, out);
+    return kExitOk;
+  } catch (const CLI::ParseError& e) {
+    const auto subs = app_->get_subcommands();
+    std::string where = subs.empty() ? program_ : program_ + " " + subs.front()->get_name();
+    spdlog::error("{} (see '{} --help')", e.what(), where);
+    return kExitUsage;
+  }
+  if (app_->get_subcommands().empty()) {
+    if (flags_.version) {
+      out << "windowctl " << kVersion << " (commit " << kCommit << ")\n";
+      return kExitOk;
+    }
+    spdlog::error("a command is required (see '{} help')", program_);
+    return kExitUsage;
+  }
+  selected_ = app_->get_subcommands().front();
+  command_ = selected_->get_name();
+  if (command_ == "help") {
+    if (flags_.topic.empty()) {
+      app_->clear();  // else the help of the selected `help` command
+      out << app_->help();
+      return kExitOk;
+    }
+    CLI::App* topic = nullptr;
+    try {
+      topic = app_->get_subcommand(flags_.topic);
+    } catch (const CLI::OptionNotFound&) {
+    }
+    if (!topic) {
+      spdlog::error("unknown command \"{}\" (see '{} help')", flags_.topic.substr(0, 64), program_);
+      return kExitUsage;
+    }
+    out << topic->help(program_);
+    return kExitOk;
+  }
+  return std::nullopt;
+}
+
+}  // namespace windowctl

@@ -1,0 +1,80 @@
+// The command line as Flux and kubectl users type it: commands and their aliases, target names
+// as arguments, global flags before or after the command, help for every command.
+#pragma once
+
+#include <CLI/CLI.hpp>
+#include <memory>
+#include <optional>
+#include <string>
+#include <vector>
+
+#include "log.h"
+
+namespace windowctl {
+
+inline constexpr int kExitOk = 0;
+inline constexpr int kExitFailed = 1;
+inline constexpr int kExitUsage = 2;
+
+struct Flags {
+  // Global: every command takes them, before or after its name.
+  std::string kubeconfig, context, ns, output = "text", log_format = "text", request_timeout = "30s";
+  bool verbose = false, version = false;
+  // Targets.
+  std::string kind = "Kustomization", api_version, selector;
+  std::vector<std::string> args, names, targets;  // args: the positional NAME or NS/NAME
+  bool all = false, all_namespaces = false;
+  // Writes.
+  bool force = false, relabel = false, dry_run = false, wait = false, scheduled = false, fail_on_held = false;
+  std::string override_for, reason, reconcile, notify;
+  std::string timeout = "5m", poll_interval = "1s";
+  // Windows.
+  std::vector<std::string> windows, denies, freezes, files;
+  std::string at;
+  int count = 5;
+  // help, completion.
+  std::string topic, shell;
+};
+
+// Global flags that take a value, and those that do not; kubectl's set, minus what windowctl
+// has no use for.
+bool is_global_flag(std::string_view name, bool* takes_value);
+
+// `windowctl --context prod close apps-rw` as `windowctl close --context prod apps-rw`: global
+// flags given before the command move behind it, where its parser reads them. Everything else
+// keeps its order. `args` excludes the program name.
+std::vector<std::string> hoist_global_flags(std::vector<std::string> args);
+
+// The --log-format the arguments ask for, so that even an error in parsing them is logged in it.
+LogFormat log_format_of(const std::vector<std::string>& args);
+
+class CommandLine {
+ public:
+  explicit CommandLine(std::string program = "windowctl");
+
+  // Parses `args` (without the program name). Returns the exit code when the run ends here (help,
+  // --version, a usage error: printed or logged already), else nullopt and command() is set.
+  std::optional<int> parse(std::vector<std::string> args, std::ostream& out);
+
+  // The canonical name (an alias such as `suspend` reads `close`).
+  const std::string& command() const { return command_; }
+  const Flags& flags() const { return flags_; }
+  bool given(const std::string& option) const;  // the command's option was on the line
+  const CLI::App& app() const { return *app_; }
+  const std::string& program() const { return program_; }
+
+ private:
+  std::string program_;
+  Flags flags_;
+  std::unique_ptr<CLI::App> app_;
+  CLI::App* selected_ = nullptr;
+  std::string command_;
+};
+
+// Every command name a user may type, aliases included, in the order help lists them.
+std::vector<std::string> command_names(const CLI::App& app, bool with_aliases);
+
+// Under kubectl's plugin discovery the binary is kubectl-windowctl, run as `kubectl windowctl`.
+std::string program_name(const char* argv0);
+
+}  // namespace windowctl

@@ -1,0 +1,121 @@
+#include "cli.h"
+
+#include <doctest/doctest.h>
+
+#include <sstream>
+
+using namespace windowctl;
+
+using Args = std::vector<std::string>;
+
+TEST_CASE("global flags before the command move behind it; the rest keeps its order") {
+  CHECK(hoist_global_flags({"--context", "prod", "close", "apps-rw"}) == Args{"close", "--context", "prod", "apps-rw"});
+  CHECK(hoist_global_flags({"-n", "apps", "-ojson", "--kubeconfig=/k", "-v", "status", "-l", "a=b"}) ==
+        Args{"status", "-n", "apps", "-ojson", "--kubeconfig=/k", "-v", "-l", "a=b"});
+  CHECK(hoist_global_flags({"-o=json", "--log-format", "json", "--request-timeout", "5s", "sync"}) ==
+        Args{"sync", "-o=json", "--log-format", "json", "--request-timeout", "5s"});
+  // A value that looks like a command is the flag's value, not the command.
+  CHECK(hoist_global_flags({"--context", "close", "open", "x"}) == Args{"open", "--context", "close", "x"});
+  // Not global: stays where it is (the parser then says what is wrong).
+  CHECK(hoist_global_flags({"--help", "-n", "x", "close"}) == Args{"--help", "close", "-n", "x"});
+  CHECK(hoist_global_flags({"--all", "close"}) == Args{"--all", "close"});
+  // Nothing to move, no command, or `--` first: unchanged.
+  CHECK(hoist_global_flags({"close", "-n", "x"}) == Args{"close", "-n", "x"});
+  CHECK(hoist_global_flags({"-n", "x"}) == Args{"-n", "x"});
+  CHECK(hoist_global_flags({"-n", "x", "--", "close"}) == Args{"-n", "x", "--", "close"});
+  CHECK(hoist_global_flags({}) == Args{});
+  // A flag missing its value at the end is left for the parser to refuse.
+  CHECK(hoist_global_flags({"--context"}) == Args{"--context"});
+}
+
+TEST_CASE("the log format is known before the arguments are parsed") {
+  CHECK(log_format_of({"close", "--log-format", "json"}) == LogFormat::kJson);
+  CHECK(log_format_of({"--log-format=json", "close"}) == LogFormat::kJson);
+  CHECK(log_format_of({"close", "--log-format", "text"}) == LogFormat::kText);
+  CHECK(log_format_of({"close", "--", "--log-format=json"}) == LogFormat::kText);
+  CHECK(log_format_of({"close", "--log-format"}) == LogFormat::kText);
+}
+
+TEST_CASE("the program is kubectl windowctl under kubectl's plugin name") {
+  CHECK(program_name("/usr/local/bin/kubectl-windowctl") == "kubectl windowctl");
+  CHECK(program_name("windowctl") == "windowctl");
+  CHECK(program_name("/x/windowctl-1.0") == "windowctl");
+  CHECK(program_name(nullptr) == "windowctl");
+}
+
+namespace {
+struct Parse {
+  CommandLine cli;
+  std::ostringstream out;
+  std::optional<int> exit;
+  explicit Parse(Args args) { exit = cli.parse(std::move(args), out); }
+};
+}  // namespace
+
+TEST_CASE("aliases, names as arguments and flags on either side") {
+  Parse p({"-n", "apps", "suspend", "apps-rw", "apps/b", "--reason", "freeze", "--notify"});
+  REQUIRE(!p.exit);
+  CHECK(p.cli.command() == "close");
+  CHECK(p.cli.flags().args == Args{"apps-rw", "apps/b"});
+  CHECK(p.cli.flags().ns == "apps");
+  CHECK(p.cli.flags().reason == "freeze");
+  CHECK(p.cli.given("--notify"));
+  CHECK(p.cli.flags().notify.find("notification-controller") != std::string::npos);
+
+  Parse r({"resume", "x", "--notify", "y"});
+  REQUIRE(!r.exit);
+  CHECK(r.cli.command() == "open");
+  // A bare --notify never takes the next argument as its URL.
+  CHECK(r.cli.flags().args == Args{"x", "y"});
+
+  Parse u({"open", "--notify=http://127.0.0.1:9/", "x"});
+  REQUIRE(!u.exit);
+  CHECK(u.cli.flags().notify == "http://127.0.0.1:9/");
+  // A URL after a bare --notify is its value: no name has "://".
+  Parse w({"open", "x", "--notify", "http://127.0.0.1:9/"});
+  REQUIRE(!w.exit);
+  CHECK(w.cli.flags().notify == "http://127.0.0.1:9/");
+  CHECK(w.cli.flags().args == Args{"x"});
+  CHECK(!u.cli.given("--for"));
+}
+
+TEST_CASE("help, version and usage errors end the run with their exit codes") {
+  Parse h({"help", "close"});
+  CHECK(h.exit == kExitOk);
+  CHECK(h.out.str().find("--reason") != std::string::npos);
+  CHECK(h.out.str().find("Examples:") != std::string::npos);
+  Parse hh({"close", "--help"});
+  CHECK(hh.exit == kExitOk);
+  CHECK(hh.out.str() == h.out.str());
+  Parse top({"help"});
+  CHECK(top.exit == kExitOk);
+  CHECK(top.out.str().find("completion") != std::string::npos);
+  Parse v({"--version"});
+  CHECK(v.exit == kExitOk);
+  CHECK(v.out.str().rfind("windowctl ", 0) == 0);
+
+  CHECK(Parse({}).exit == kExitUsage);
+  CHECK(Parse({"cloze", "x"}).exit == kExitUsage);
+  CHECK(Parse({"help", "cloze"}).exit == kExitUsage);
+  CHECK(Parse({"close", "--bogus"}).exit == kExitUsage);
+  CHECK(Parse({"close", "-o", "yaml"}).exit == kExitUsage);
+  CHECK(Parse({"completion", "tcsh"}).exit == kExitUsage);
+  CHECK(Parse({"completion"}).exit == kExitUsage);
+}
+
+TEST_CASE("every --help shows the defaults") {
+  Parse h({"help", "open"});
+  CHECK(h.out.str().find("5m") != std::string::npos);              // --timeout
+  CHECK(h.out.str().find("Kustomization") != std::string::npos);   // --kind
+  CHECK(h.out.str().find("30s") != std::string::npos);             // --request-timeout
+}
+
+TEST_CASE("command names list aliases only when asked") {
+  CommandLine cli;
+  auto plain = command_names(cli.app(), false);
+  auto all = command_names(cli.app(), true);
+  CHECK(std::find(plain.begin(), plain.end(), "suspend") == plain.end());
+  CHECK(std::find(all.begin(), all.end(), "suspend") != all.end());
+  CHECK(std::find(all.begin(), all.end(), "resume") != all.end());
+  CHECK(plain.front() == "close");
+}
