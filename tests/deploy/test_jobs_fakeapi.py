@@ -339,3 +339,27 @@ def test_selecting_by_label_needs_the_selectors_component(cluster, tmp_path):
     p = c.run_job(by_label(docs))
     assert p.returncode == 0, p.stderr
     assert c.suspended("apps-rw") and not c.suspended("apps-rt")
+
+
+def test_all_namespaces_needs_the_all_namespaces_component(cluster, tmp_path):
+    def close_everywhere(docs):
+        job = copy.deepcopy(jobs_of(docs)["windowctl-close"])
+        args = job_args(job)
+        args[1:3] = ["-A", "-l", "window=rw"]
+        return job
+
+    c = cluster(BASE)
+    c.api.put("namespaces", "", "team-b", {})
+    c.add_target("web", ns="team-b")
+    p = c.run_job(close_everywhere(BASE))
+    assert p.returncode != 0 and "forbidden" in p.stderr and "cannot list" in p.stderr, p.stderr
+    assert not c.suspended("web", ns="team-b")
+
+    docs = render_with_components(tmp_path / "all", KUSTOMIZE / "base", KUSTOMIZE / "components" / "all-namespaces")
+    c = cluster(docs)
+    c.api.put("namespaces", "", "team-b", {})
+    c.add_target("web", ns="team-b")
+    p = c.run_job(close_everywhere(docs))
+    assert p.returncode == 0, p.stderr
+    assert c.suspended("apps-rw") and c.suspended("web", ns="team-b") and not c.suspended("apps-rt")
+    assert sorted(p.stdout.splitlines()) == ["flux-system/apps-rw closed", "team-b/web closed"], p.stdout

@@ -11,11 +11,28 @@ BASE_RULES = [
 ]
 
 
-def test_no_cluster_scoped_rbac_in_any_file():
+ALL_NAMESPACES = KUSTOMIZE / "components" / "all-namespaces"
+
+
+def test_no_cluster_scoped_rbac_in_any_file_but_the_all_namespaces_component():
     for f in sorted(KUSTOMIZE.rglob("*.yaml")):
+        if f.parent == ALL_NAMESPACES:
+            continue
         for doc in yaml.safe_load_all(f.read_text()):
             kind = (doc or {}).get("kind", "")
             assert kind not in ("ClusterRole", "ClusterRoleBinding"), f"{rel(f)}: {kind}"
+
+
+def test_the_all_namespaces_component_grants_exactly_what_a_listing_needs():
+    (role,) = [d for d in yaml.safe_load_all((ALL_NAMESPACES / "clusterrole.yaml").read_text())]
+    assert role["rules"] == [
+        {"apiGroups": ["kustomize.toolkit.fluxcd.io"], "resources": ["kustomizations"], "verbs": ["get", "list", "patch"]},
+        {"apiGroups": [""], "resources": ["events"], "verbs": ["create"]},
+    ]
+    (binding,) = [d for d in yaml.safe_load_all((ALL_NAMESPACES / "clusterrolebinding.yaml").read_text())]
+    assert binding["roleRef"] == {"apiGroup": "rbac.authorization.k8s.io", "kind": "ClusterRole",
+                                  "name": role["metadata"]["name"]}
+    assert binding["subjects"] == [{"kind": "ServiceAccount", "name": "windowctl"}]
 
 
 @pytest.mark.parametrize("path", RENDERED, ids=rel)

@@ -63,6 +63,12 @@ def test_component_over_base(component, tmp_path):
         group, plurals = GROUP_COMPONENTS[name]
         assert rules[-1] == {"apiGroups": [group], "resources": plurals, "verbs": ["get", "patch"]}
         assert sum(1 for r in rules if group in r["apiGroups"]) == 1
+    elif name == "all-namespaces":
+        # The namespaced Role stays as it is; a ClusterRole + binding to the same ServiceAccount is added.
+        assert rules == one(render(KUSTOMIZE / "base"), "Role", "windowctl")["rules"]
+        binding = one(docs, "ClusterRoleBinding", "windowctl-all-namespaces")
+        sa = one(docs, "ServiceAccount", "windowctl")
+        assert binding["subjects"] == [{"kind": "ServiceAccount", "name": "windowctl", "namespace": sa["metadata"]["namespace"]}]
     elif name == "sync":
         # One level-triggered job instead of the open/close pair, same Role; the emergency open stays.
         assert [j["metadata"]["name"] for j in jobs] == ["windowctl-emergency-open", "windowctl-sync"]
@@ -71,9 +77,10 @@ def test_component_over_base(component, tmp_path):
         pytest.fail(f"new component {rel(component)}: add its expected effect here")
 
 
-@pytest.mark.parametrize("component", [c for c in COMPONENTS if c.name != "selectors"], ids=rel)
+@pytest.mark.parametrize("component", [c for c in COMPONENTS if c.name not in ("selectors", "all-namespaces")], ids=rel)
 def test_component_used_by_an_example(component):
-    # selectors is left out on purpose: no example job selects by label.
+    # selectors and all-namespaces are left out on purpose: no example job selects by label, and
+    # none should hold cluster-wide rights.
     users = [d for d in ALL_DIRS if any(
         (d / c).resolve() == component
         for c in yaml.safe_load((d / "kustomization.yaml").read_text()).get("components", []))]
