@@ -26,7 +26,7 @@ def test_open_for_records_an_override(wctl, api):
     assert dt.timedelta(hours=2) - dt.timedelta(seconds=5) <= until - before <= dt.timedelta(hours=2, seconds=5)
     assert a["windowctl.io/override-reason"] == "INC-123"
     assert a["windowctl.io/override-by"] == SA_USER  # from the ServiceAccount token, or the token's user
-    row = json_out(wctl.run("status", *TARGETS, "-o", "json"))["items"][0]
+    row = json_out(wctl.run("status", *TARGETS, "-o", "json"))["results"][0]
     assert row["override"]["state"] == "open" and row["override"]["reason"] == "INC-123"
     table = wctl.run("status", *TARGETS).stdout
     assert "OVERRIDE" in lines(table)[0] and "open until" in table
@@ -158,28 +158,29 @@ def test_status_with_window_columns(wctl, api):
     assert p.returncode == 0, p.stderr
     header = lines(p.stdout)[0]
     assert "WINDOW" in header and "NEXT OPEN" in header and "NEXT CLOSE" in header
-    row = json_out(wctl.run("status", *TARGETS, *CLOSED, "-o", "json"))["items"][0]
+    row = json_out(wctl.run("status", *TARGETS, *CLOSED, "-o", "json"))["results"][0]
     assert row["window"] == "closed"
-    row = json_out(wctl.run("status", *TARGETS, "--window", "0 8 * * MON for 81h in Europe/Zurich", "-o", "json"))["items"][0]
+    row = json_out(wctl.run("status", *TARGETS, "--window", "0 8 * * MON for 81h in Europe/Zurich", "-o", "json"))["results"][0]
     assert row["window"] in ("open", "closed")
-    assert re.fullmatch(r"\d{4}-\d\d-\d\dT08:00:00\+0[12]:00", row["nextOpen"])
-    assert re.fullmatch(r"\d{4}-\d\d-\d\dT17:00:00\+0[12]:00", row["nextClose"])
+    # JSON times are UTC: 08:00 and 17:00 in Zurich, summer or winter.
+    assert re.fullmatch(r"\d{4}-\d\d-\d\dT0[67]:00:00Z", row["nextOpen"])
+    assert re.fullmatch(r"\d{4}-\d\d-\d\dT1[56]:00:00Z", row["nextClose"])
 
 
 def test_schedule_needs_no_cluster(wctl, api):
     p = wctl.run("schedule", "--window", "0 8 * * MON for 81h in Europe/Zurich", "--at", "2026-03-25T12:00:00Z",
                  "--count", "2", "-o", "json", mode="none")
     assert p.returncode == 0, p.stderr
-    assert json.loads(p.stdout) == {"open": True, "windows": [
-        {"start": "2026-03-23T08:00:00+01:00", "end": "2026-03-26T17:00:00+01:00"},
-        {"start": "2026-03-30T08:00:00+02:00", "end": "2026-04-02T17:00:00+02:00"}]}
+    assert json.loads(p.stdout) == {"command": "schedule", "open": True, "zone": "Europe/Zurich", "windows": [
+        {"start": "2026-03-23T07:00:00Z", "end": "2026-03-26T16:00:00Z"},
+        {"start": "2026-03-30T06:00:00Z", "end": "2026-04-02T15:00:00Z"}]}
     text = wctl.run("schedule", "--window", "0 8 * * MON for 81h in Europe/Zurich", "--at", "2026-03-27T12:00:00Z",
                     mode="none").stdout
     assert lines(text)[0] == "closed: opens in 2d 18h (2026-03-30T08:00:00+02:00)"
     assert "2026-03-30T06:00:00Z" in text  # UTC shown too
     spring = json.loads(wctl.run("schedule", "--window", "30 2 * * * for 1h in Europe/Zurich", "--at",
                                  "2026-03-28T12:00:00Z", "--count", "1", "-o", "json", mode="none").stdout)
-    assert spring["windows"][0]["start"] == "2026-03-29T03:30:00+02:00"  # 02:30 does not exist that night
+    assert spring["windows"][0]["start"] == "2026-03-29T01:30:00Z"  # 03:30+02:00: 02:30 does not exist that night
 
 
 def test_schedule_at_a_time_beyond_2262_is_refused(wctl, api):
@@ -229,7 +230,7 @@ def test_schedule_to_window_keeps_the_wall_clock_over_dst(wctl, api):
     # A "for" window of the same clock length ends an hour later on the clock.
     text = wctl.run("schedule", "--window", "0 17 * * FRI for 63h in Europe/Zurich", "--at", "2026-03-26T00:00:00Z",
                     "--count", "1", "-o", "json", mode="none").stdout
-    assert json.loads(text)["windows"][0]["end"] == "2026-03-30T09:00:00+02:00"
+    assert json.loads(text)["windows"][0]["end"] == "2026-03-30T07:00:00Z"  # 09:00+02:00
     # Without a zone the local columns say UTC.
     text = wctl.run("schedule", "--window", "0 8 * * MON to 0 8 * * *", "--at", "2026-03-20T00:00:00Z", mode="none").stdout
     header = next(line for line in lines(text) if line.startswith("START")).split()
@@ -280,9 +281,9 @@ def test_sync_with_a_to_window_annotation(wctl, api):
     assert p.returncode == 0, p.stderr
     assert lines(p.stdout) == ["flux-system/apps-rw opened", "flux-system/apps-rt already closed"]
     assert not wctl.suspended("apps-rw") and wctl.suspended("apps-rt")
-    rows = json_out(wctl.run("status", "--kustomizations", "apps-rw,apps-rt", "-o", "json"))["items"]
+    rows = json_out(wctl.run("status", "--kustomizations", "apps-rw,apps-rt", "-o", "json"))["results"]
     assert [r["window"] for r in rows] == ["open", "closed"]
-    assert re.fullmatch(r"\d{4}-\d\d-\d\dT00:00:00\+0[12]:00", rows[0]["nextClose"]), rows[0]
+    assert re.fullmatch(r"\d{4}-\d\d-\d\dT2[23]:00:00Z", rows[0]["nextClose"]), rows[0]  # midnight in Zurich
     # A never-matching close in an annotation fails that target only, naming it.
     obj = wctl.obj("apps-rt")
     obj["metadata"]["annotations"]["windowctl.io/window"] = "0 8 * * * to 0 0 30 2 *"
@@ -296,7 +297,7 @@ def test_sync_with_a_to_window_annotation(wctl, api):
 
 def test_status_with_a_to_window(wctl, api):
     row = json_out(wctl.run("status", *TARGETS, "--window", "0 8 * * MON to 0 17 * * THU in Europe/Zurich", "-o",
-                            "json"))["items"][0]
+                            "json"))["results"][0]
     assert row["window"] in ("open", "closed")
-    assert re.fullmatch(r"\d{4}-\d\d-\d\dT08:00:00\+0[12]:00", row["nextOpen"])
-    assert re.fullmatch(r"\d{4}-\d\d-\d\dT17:00:00\+0[12]:00", row["nextClose"])
+    assert re.fullmatch(r"\d{4}-\d\d-\d\dT0[67]:00:00Z", row["nextOpen"])
+    assert re.fullmatch(r"\d{4}-\d\d-\d\dT1[56]:00:00Z", row["nextClose"])
