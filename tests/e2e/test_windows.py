@@ -195,7 +195,7 @@ def test_schedule_at_a_time_beyond_2262_is_refused(wctl, api):
     # Up to the last second SysTime holds, and the window open there ends with it.
     p = wctl.run("schedule", "--window", "0 8 * * FRI for 81h", "--at", "2262-04-11T12:00:00Z", "-o", "json", mode="none")
     assert p.returncode == 0, p.stderr
-    assert json.loads(p.stdout) == {"open": True, "windows": [
+    assert json.loads(p.stdout) == {"command": "schedule", "open": True, "zone": "UTC", "windows": [
         {"start": "2262-04-11T08:00:00Z", "end": "2262-04-11T23:47:16Z"}]}
 
 
@@ -219,9 +219,10 @@ def test_schedule_to_window_keeps_the_wall_clock_over_dst(wctl, api):
     window = "0 17 * * FRI to 0 8 * * MON in Europe/Zurich"
     p = wctl.run("schedule", "--window", window, "--at", "2026-03-26T00:00:00Z", "--count", "2", "-o", "json", mode="none")
     assert p.returncode == 0, p.stderr
-    assert json.loads(p.stdout) == {"open": False, "windows": [
-        {"start": "2026-03-27T17:00:00+01:00", "end": "2026-03-30T08:00:00+02:00"},
-        {"start": "2026-04-03T17:00:00+02:00", "end": "2026-04-06T08:00:00+02:00"}]}
+    # JSON is UTC: 17:00+01:00 to 08:00+02:00, then 17:00+02:00 to 08:00+02:00.
+    assert json.loads(p.stdout) == {"command": "schedule", "open": False, "zone": "Europe/Zurich", "windows": [
+        {"start": "2026-03-27T16:00:00Z", "end": "2026-03-30T06:00:00Z"},
+        {"start": "2026-04-03T15:00:00Z", "end": "2026-04-06T06:00:00Z"}]}
     text = wctl.run("schedule", "--window", window, "--at", "2026-03-28T00:00:00Z", mode="none").stdout
     assert lines(text)[0] == "open: closes in 2d 6h (2026-03-30T08:00:00+02:00)", text
     header = next(line for line in lines(text) if line.startswith("START")).split()
@@ -241,7 +242,7 @@ def test_schedule_to_window_keeps_the_wall_clock_over_dst(wctl, api):
 def test_schedule_looks_5_years_ahead(wctl, api):
     p = wctl.run("schedule", "--window", "0 0 29 2 * for 24h", "--at", "2026-11-24T00:00:00Z", "-o", "json", mode="none")
     assert p.returncode == 0, p.stderr
-    assert json.loads(p.stdout) == {"open": False, "windows": [
+    assert json.loads(p.stdout) == {"command": "schedule", "open": False, "zone": "UTC", "windows": [
         {"start": "2028-02-29T00:00:00Z", "end": "2028-03-01T00:00:00Z"}]}
     text = wctl.run("schedule", "--window", "0 0 29 2 * for 24h", "--at", "2026-11-24T00:00:00Z", mode="none").stdout
     assert lines(text)[0].startswith("closed: opens in ") and lines(text)[0].endswith("(2028-02-29T00:00:00Z)"), text
