@@ -7,7 +7,7 @@ set -euo pipefail
 packages=(
   g++ cmake ninja-build file gcc make perl dpkg-dev
   libssl-dev nlohmann-json3-dev libspdlog-dev libfmt-dev doctest-dev libcli11-dev libyaml-cpp-dev
-  python3 python3-pytest python3-yaml python3-croniter openssl tzdata time
+  python3 python3-pytest python3-yaml python3-croniter python3-jsonschema openssl tzdata time
   zsh fish  # tests/e2e/test_cli.py runs the completion scripts in each shell
 )
 missing=()

@@ -323,7 +323,7 @@ std::string render_findings(const std::vector<Finding>& findings, bool as_json) 
   if (as_json) {
     json list = json::array();
     for (const auto& f : findings) list.push_back({{"id", f.id}, {"severity", f.severity}, {"object", f.object}, {"message", f.message}});
-    return json{{"findings", list}}.dump(2) + "\n";
+    return json{{"command", "check"}, {"findings", list}}.dump(2) + "\n";
   }
   std::string out;
   for (const auto& f : findings) out += f.severity + " " + f.id + " " + printable(f.object) + ": " + printable(f.message, 4096) + "\n";

@@ -67,7 +67,7 @@ TEST_CASE("check: a sound weekly window has no findings") {
   CHECK(fs.empty());
   CHECK(!has_error(fs));
   CHECK(render_findings(fs, false).empty());
-  CHECK(render_findings(fs, true) == "{\n  \"findings\": []\n}\n");
+  CHECK(render_findings(fs, true) == "{\n  \"command\": \"check\",\n  \"findings\": []\n}\n");
 }
 
 TEST_CASE("check model: args, namespaces and selectors") {

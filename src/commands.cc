@@ -37,29 +37,39 @@ bool status(Client& client, const CommandOptions& opt, Resolution& res) {
   StatusWriter writer(std::cout, opt.output);
   std::vector<StatusRow> rows;
   bool ok = true;
+  // A target that cannot be read is said on stderr, and -o json lists it with its error.
+  auto failed = [&](const Work& w, std::string error) {
+    spdlog::error("{}: {}", w.target.id(), error);
+    StatusRow r;
+    r.kind = std::string(kind_of(w.target, opt).kind);
+    r.ns = w.target.ns;
+    r.name = w.target.name;
+    r.error = std::move(error);
+    rows.push_back(std::move(r));
+    ok = false;
+  };
   auto row = [&](const Work& w) {
     try {
       const KindAdapter& kind = kind_of(w.target, opt);
       const KindVersion kv = res.version_for(kind, opt);
       if (!kv.discovery_error.empty()) throw std::runtime_error(kv.discovery_error);
       json object = w.listed ? *w.listed : client.call("GET", object_path(kind, kv.version, w.target.ns, w.target.name));
-      rows.push_back(status_row(kind, object));
-      rows.back().show_kind = w.target.kind != nullptr;
+      StatusRow r = status_row(kind, object);
+      r.show_kind = w.target.kind != nullptr;
       // The row is about the target asked for, whatever name the answer carries.
-      rows.back().ns = w.target.ns;
-      rows.back().name = w.target.name;
-      add_window_columns(rows.back(), object, opt.schedule);
-      if (opt.fail_on_held && rows.back().by == "someone else") {
+      r.ns = w.target.ns;
+      r.name = w.target.name;
+      add_window_columns(r, object, opt.schedule);
+      if (opt.fail_on_held && r.by == "someone else") {
         spdlog::error("{}: held: suspended by someone else, not windowctl (adopt makes it windowctl's)", w.target.id());
         ok = false;
       }
+      rows.push_back(std::move(r));
     } catch (const TransportError& e) {
       if (refused_by_tls(e)) rethrow_verify_as_config(e);
-      spdlog::error("{}: {}", w.target.id(), error_summary(e));
-      ok = false;
+      failed(w, error_summary(e));
     } catch (const std::exception& e) {
-      spdlog::error("{}: {}", w.target.id(), error_summary(e));
-      ok = false;
+      failed(w, error_summary(e));
     }
     if (rows.size() >= static_cast<std::size_t>(kListPageSize)) {
       writer.add(rows);
@@ -104,7 +114,7 @@ PlanInput plan_input(const CommandOptions& opt) {
 bool change(Client& client, const CommandOptions& opt, Resolution& res) {
   const PlanInput in = plan_input(opt);
   Applier applier(client, opt, res);
-  ResultWriter writer(std::cout, opt.output);
+  ResultWriter writer(std::cout, opt.output, opt.command);
   std::vector<TargetResult> waiting;
   bool ok = true;
   auto handle = [&](const Work& w) {

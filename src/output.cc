@@ -96,25 +96,50 @@ std::string result_line_raw(const TargetResult& r) {
 
 }  // namespace
 
-json result_json(const TargetResult& r) {
-  json j = {{"namespace", r.ns}, {"name", r.name}, {"kind", r.kind}};
-  j["result"] = r.failed() ? "failed" : outcome_code(r.decision->outcome);
-  j["message"] = r.failed() ? r.error : describe(*r.decision, r.dry_run);
-  if (r.failed()) j["error"] = r.error;
-  if (r.decision) j["changed"] = r.decision->patch.has_value() && !r.dry_run;
-  if (r.dry_run) {
-    j["current"] = r.current;
-    j["patch"] = r.decision && r.decision->patch ? *r.decision->patch : json(nullptr);
+namespace {
+
+// Every key of $defs/target, null until the command has a value for it: status and the writes
+// print one shape, so a script indexes any key of any element without guarding.
+json target_element(const std::string& kind, const std::string& ns, const std::string& name) {
+  json j = {{"kind", kind}, {"namespace", ns}, {"name", name}, {"dryRun", false}};
+  for (const char* key : {"result", "message", "error", "changed", "current", "patch", "wait", "suspended", "suspendedBy", "since",
+                          "reason", "ready", "revision", "window", "nextOpen", "nextClose", "override"}) {
+    j[key] = nullptr;
   }
-  if (!r.wait.empty()) j["wait"] = r.wait;
   return j;
 }
 
-std::string render_results(const std::vector<TargetResult>& results, OutputFormat format) {
+json or_null(const std::string& text) { return text.empty() ? json(nullptr) : json(text); }
+
+// Times come from annotations (anyone's text) or in a window's zone: JSON has them in UTC, or
+// null when the text is no time windowctl can represent.
+json utc(const std::string& text) {
+  auto t = parse_rfc3339(text);
+  return t ? json(rfc3339(*t)) : json(nullptr);
+}
+
+}  // namespace
+
+json result_json(const TargetResult& r) {
+  json j = target_element(r.kind, r.ns, r.name);
+  j["result"] = r.failed() ? "failed" : outcome_code(r.decision->outcome);
+  j["message"] = r.failed() ? r.error : describe(*r.decision, r.dry_run);
+  j["error"] = or_null(r.error);
+  if (r.decision) j["changed"] = r.decision->patch.has_value() && !r.dry_run;
+  j["dryRun"] = r.dry_run;
+  if (r.dry_run) {
+    j["current"] = or_null(r.current);
+    if (r.decision && r.decision->patch) j["patch"] = *r.decision->patch;
+  }
+  j["wait"] = or_null(r.wait);
+  return j;
+}
+
+std::string render_results(const std::vector<TargetResult>& results, OutputFormat format, const std::string& command) {
   if (format == OutputFormat::kJson) {
     json list = json::array();
     for (const auto& r : results) list.push_back(result_json(r));
-    return json{{"results", list}}.dump(2, ' ', false, json::error_handler_t::replace) + "\n";
+    return json{{"command", command}, {"results", list}}.dump(2, ' ', false, json::error_handler_t::replace) + "\n";
   }
   std::string out;
   for (const auto& r : results) out += result_line(r) + "\n";
@@ -123,7 +148,7 @@ std::string render_results(const std::vector<TargetResult>& results, OutputForma
 
 void JsonListWriter::add(const json& element) {
   std::string text = element.dump(2, ' ', false, json::error_handler_t::replace);
-  out_ << (any_ ? ",\n    " : "{\n  \"" + key_ + "\": [\n    ");
+  out_ << (any_ ? ",\n    " : head_ + "\n    ");
   for (char c : text) {
     out_ << c;
     if (c == '\n') out_ << "    ";
@@ -132,7 +157,7 @@ void JsonListWriter::add(const json& element) {
 }
 
 void JsonListWriter::finish() {
-  out_ << (any_ ? "\n  ]\n}\n" : "{\n  \"" + key_ + "\": []\n}\n") << std::flush;
+  out_ << (any_ ? "\n  ]\n}\n" : head_ + "]\n}\n") << std::flush;
 }
 
 void ResultWriter::add(const TargetResult& r) {
@@ -193,12 +218,9 @@ std::string render_schedule(const Schedule& schedule, SysTime at, int count, Out
   const bool open = is_open(schedule, at);
   const auto windows = next_windows(schedule, at, count);
   if (format == OutputFormat::kJson) {
-    // ordered_json keeps the documented key order: start before end.
-    nlohmann::ordered_json list = nlohmann::ordered_json::array();
-    for (const auto& w : windows) {
-      list.push_back({{"start", format_local(w.start, zone)}, {"end", format_local(w.end, zone)}});
-    }
-    return nlohmann::ordered_json{{"open", open}, {"windows", list}}.dump(2) + "\n";
+    json list = json::array();
+    for (const auto& w : windows) list.push_back({{"start", rfc3339(w.start)}, {"end", rfc3339(w.end)}});
+    return json{{"command", "schedule"}, {"open", open}, {"zone", zone.name()}, {"windows", list}}.dump(2) + "\n";
   }
   auto until = [&](SysTime t) { return human_until(std::chrono::floor<std::chrono::seconds>(t - at)); };
   std::string out;
@@ -236,17 +258,29 @@ std::string render_schedule(const Schedule& schedule, SysTime at, int count, Out
 namespace {
 
 json status_json(const StatusRow& r) {
-  json item = {{"kind", r.kind}, {"namespace", r.ns}, {"name", r.name}, {"suspended", r.suspended}, {"suspendedBy", r.by == "-" ? "" : r.by},
-               {"since", r.since}, {"reason", r.reason}, {"ready", r.ready}, {"revision", r.revision}, {"message", r.message}};
-  if (!r.window.empty()) {
-    item["window"] = r.window;
-    item["nextOpen"] = r.next_open;
-    item["nextClose"] = r.next_close;
+  json j = target_element(r.kind, r.ns, r.name);
+  if (!r.error.empty()) {
+    j["result"] = "failed";
+    j["message"] = j["error"] = r.error;
+    return j;
   }
-  item["override"] = r.override_state.empty() ? json(nullptr)
-                                              : json{{"state", r.override_state}, {"until", r.override_until},
-                                                     {"by", r.override_by}, {"reason", r.override_reason}};
-  return item;
+  j["result"] = "observed";
+  j["message"] = r.message;
+  j["changed"] = false;
+  j["suspended"] = r.suspended;
+  j["suspendedBy"] = r.by == "-" ? json(nullptr) : json(r.by);
+  j["since"] = utc(r.since);
+  j["reason"] = or_null(r.reason);
+  j["ready"] = r.ready == "True" ? json(true) : r.ready == "False" ? json(false) : json(nullptr);
+  j["revision"] = or_null(r.revision);
+  j["window"] = or_null(r.window);
+  j["nextOpen"] = utc(r.next_open);
+  j["nextClose"] = utc(r.next_close);
+  if (!r.override_state.empty()) {
+    j["override"] = {{"state", r.override_state}, {"until", utc(r.override_until)}, {"by", or_null(r.override_by)},
+                     {"reason", or_null(r.override_reason)}};
+  }
+  return j;
 }
 
 bool any_window(const std::vector<StatusRow>& rows) {
@@ -285,7 +319,9 @@ std::string status_table(const std::vector<StatusRow>& rows, bool header, bool w
     for (std::size_t i = 0; i < line.size(); ++i) width[i] = std::max(width[i], line[i].size());
   };
   measure(head);
-  for (const auto& r : rows) measure(cells(r));
+  // A target that could not be read is said on stderr; the table has no row for it.
+  for (const auto& r : rows)
+    if (r.error.empty()) measure(cells(r));
   std::string out;
   auto emit = [&](const std::vector<std::string>& line) {
     const std::size_t start = out.size();
@@ -297,7 +333,8 @@ std::string status_table(const std::vector<StatusRow>& rows, bool header, bool w
     out += '\n';
   };
   if (header) emit(head);
-  for (const auto& r : rows) emit(cells(r));
+  for (const auto& r : rows)
+    if (r.error.empty()) emit(cells(r));
   return out;
 }
 
@@ -307,7 +344,7 @@ std::string render_status(const std::vector<StatusRow>& rows, OutputFormat forma
   if (format == OutputFormat::kJson) {
     json list = json::array();
     for (const auto& r : rows) list.push_back(status_json(r));
-    return json{{"items", list}}.dump(2, ' ', false, json::error_handler_t::replace) + "\n";
+    return json{{"command", "status"}, {"results", list}}.dump(2, ' ', false, json::error_handler_t::replace) + "\n";
   }
   return status_table(rows, true, any_window(rows), any_override(rows));
 }

@@ -37,27 +37,32 @@ struct TargetResult {
 };
 
 std::string result_line(const TargetResult& r);
+// -o json follows schema/result.schema.json: `{"command": C, "results": [TARGET...]}` for the
+// target commands, each TARGET with every key of $defs/target (null where it has no value).
 nlohmann::json result_json(const TargetResult& r);
-std::string render_results(const std::vector<TargetResult>& results, OutputFormat format);
+std::string render_results(const std::vector<TargetResult>& results, OutputFormat format, const std::string& command);
 
-// `{"KEY": [ ... ]}` written one element at a time, formatted as nlohmann's dump(2) of the whole
-// document would be: a run over 100,000 objects never holds its whole output.
+// `{"command": C, "KEY": [ ... ]}` written one element at a time, formatted as nlohmann's dump(2)
+// of the whole document would be ("command" sorts before KEY): a run over 100,000 objects never
+// holds its whole output.
 class JsonListWriter {
  public:
-  JsonListWriter(std::ostream& out, std::string key) : out_(out), key_(std::move(key)) {}
+  JsonListWriter(std::ostream& out, std::string command, std::string key)
+      : out_(out), head_("{\n  \"command\": " + nlohmann::json(command).dump() + ",\n  \"" + key + "\": [") {}
   void add(const nlohmann::json& element);
   void finish();
 
  private:
   std::ostream& out_;
-  std::string key_;
+  std::string head_;
   bool any_ = false;
 };
 
 // Results as they are decided: a line per target, or -o json's "results" list.
 class ResultWriter {
  public:
-  ResultWriter(std::ostream& out, OutputFormat format) : out_(out), format_(format), json_(out, "results") {}
+  ResultWriter(std::ostream& out, OutputFormat format, const std::string& command)
+      : out_(out), format_(format), json_(out, command, "results") {}
   void add(const TargetResult& result);
   void finish();
 
@@ -76,9 +81,10 @@ struct StatusRow {
   std::string by;     // windowctl, someone else, -
   std::string since;  // RFC 3339 when windowctl suspended it
   std::string reason;  // windowctl's --reason, or for someone else's suspension Flux's reason annotation
-  std::string ready;  // True, False, Unknown
+  std::string ready;  // True, False, Unknown (JSON: true, false, null)
   std::string revision;
   std::string message;
+  std::string error;  // non-empty: the target could not be read (only -o json lists it; the text is on stderr)
   std::string override_state;  // open, closed or empty
   std::string override_until;
   std::string override_by;
@@ -91,18 +97,18 @@ struct StatusRow {
 StatusRow status_row(const KindAdapter& kind, const nlohmann::json& object);
 // "running", "suspended by windowctl since T (reason)", "suspended by someone else"
 std::string describe_state(const nlohmann::json& object);
-// `windowctl schedule`: open now or not, and the next windows. JSON:
-// {"open": bool, "windows": [{"start": RFC 3339, "end": RFC 3339}]} in the first window's zone.
+// `windowctl schedule`: open now or not, and the next windows. JSON: {"command": "schedule",
+// "open": bool, "zone": the first window's, "windows": [{"start", "end"}]} in UTC.
 std::string render_schedule(const Schedule& schedule, SysTime at, int count, OutputFormat format);
 
 std::string render_status(const std::vector<StatusRow>& rows, OutputFormat format);
 
 // The status table in chunks (a LIST page each): the header once, and again only when a chunk
 // brings a column the previous ones lacked (WINDOW..., OVERRIDE); columns are aligned within a
-// chunk, as kubectl's chunked output is. -o json: one "items" list.
+// chunk, as kubectl's chunked output is. -o json: one "results" list, failed targets included.
 class StatusWriter {
  public:
-  StatusWriter(std::ostream& out, OutputFormat format) : out_(out), format_(format), json_(out, "items") {}
+  StatusWriter(std::ostream& out, OutputFormat format) : out_(out), format_(format), json_(out, "status", "results") {}
   void add(const std::vector<StatusRow>& rows);
   void finish();
 

@@ -38,13 +38,80 @@ TEST_CASE("one line per target") {
 }
 
 TEST_CASE("JSON results carry the same facts") {
-  auto j = json::parse(render_results({result(Outcome::kClosed), result(Outcome::kHeld, false)}, OutputFormat::kJson));
+  auto j = json::parse(render_results({result(Outcome::kClosed), result(Outcome::kHeld, false)}, OutputFormat::kJson, "close"));
+  CHECK(j["command"] == "close");
   REQUIRE(j["results"].size() == 2);
   CHECK(j["results"][0]["result"] == "closed");
   CHECK(j["results"][0]["changed"] == true);
   CHECK(j["results"][1]["result"] == "held");
   CHECK(j["results"][1]["changed"] == false);
   CHECK(j["results"][1]["message"] == "held: suspended by someone else");
+  CHECK(j["results"][1]["error"].is_null());
+  CHECK(j["results"][1]["suspended"].is_null());  // a write does not report the state: status does
+  TargetResult failed{"flux-system", "gone", "Kustomization"};
+  failed.error = "not found";
+  auto f = result_json(failed);
+  CHECK(f["result"] == "failed");
+  CHECK(f["error"] == "not found");
+  CHECK(f["changed"].is_null());
+  auto dry = result(Outcome::kClosed);
+  dry.dry_run = true;
+  dry.current = "running";
+  auto d = result_json(dry);
+  CHECK(d["dryRun"] == true);
+  CHECK(d["changed"] == false);
+  CHECK(d["current"] == "running");
+  CHECK(d["patch"] == json{{"spec", {{"suspend", true}}}});
+}
+
+TEST_CASE("status and the writes print one element shape, failed targets included") {
+  const auto& ks = *find_kind("ks");
+  auto keys = [](const json& j) {
+    std::vector<std::string> k;
+    for (const auto& [key, value] : j.items()) k.push_back(key);
+    return k;
+  };
+  StatusRow gone;
+  gone.kind = "Kustomization";
+  gone.ns = "flux-system";
+  gone.name = "gone";
+  gone.error = "not found";
+  auto obj = json::parse(R"({"metadata":{"name":"x","annotations":{"windowctl.io/override":"open",
+      "windowctl.io/override-until":"2026-11-22T11:00:00+01:00"}},"spec":{"suspend":true},
+      "status":{"conditions":[{"type":"Ready","status":"False","message":"m"}]}})");
+  StatusRow row = status_row(ks, obj);
+  row.window = "closed";
+  row.next_open = "2026-11-20T18:00:00+01:00";
+  auto j = json::parse(render_status({row, gone}, OutputFormat::kJson));
+  CHECK(j["command"] == "status");
+  REQUIRE(j["results"].size() == 2);
+  const json& seen = j["results"][0];
+  const json& failed = j["results"][1];
+  CHECK(keys(seen) == keys(result_json(result(Outcome::kClosed))));
+  CHECK(keys(failed) == keys(seen));
+  CHECK(seen["result"] == "observed");
+  CHECK(seen["ready"] == false);
+  CHECK(seen["suspendedBy"] == "someone else");
+  CHECK(seen["since"].is_null());
+  CHECK(seen["nextOpen"] == "2026-11-20T17:00:00Z");  // the window's zone, in UTC
+  CHECK(seen["nextClose"].is_null());
+  CHECK(seen["override"]["until"] == "2026-11-22T10:00:00Z");
+  CHECK(failed["result"] == "failed");
+  CHECK(failed["error"] == "not found");
+  CHECK(failed["suspended"].is_null());
+  // Ready: True, False, anything else (Unknown, none, a server's invention) is null.
+  for (auto [status, want] : {std::pair{"True", json(true)}, {"False", json(false)}, {"Unknown", json(nullptr)}, {"Maybe", json(nullptr)}}) {
+    StatusRow r;
+    r.ready = status;
+    r.by = "-";
+    CHECK(json::parse(render_status({r}, OutputFormat::kJson))["results"][0]["ready"] == want);
+  }
+  // An annotation that is no time is no time in JSON.
+  StatusRow odd = row;
+  odd.since = "last Friday";
+  CHECK(json::parse(render_status({odd}, OutputFormat::kJson))["results"][0]["since"].is_null());
+  // The text table has no row for it: stderr says why.
+  CHECK(render_status({gone}, OutputFormat::kText) == render_status({}, OutputFormat::kText));
 }
 
 TEST_CASE("status rows say who suspended what") {
@@ -82,26 +149,26 @@ TEST_CASE("an override shows in its own column, only when there is one") {
   CHECK(table.find("OVERRIDE") != std::string::npos);
   CHECK(table.find("open until 2026-11-22T10:00:00Z by alice") != std::string::npos);
   auto j = json::parse(render_status({row}, OutputFormat::kJson));
-  CHECK(j["items"][0]["override"]["reason"] == "INC-123");
+  CHECK(j["results"][0]["override"]["reason"] == "INC-123");
   auto plain = json::parse(render_status({status_row(ks, json::parse(R"({"metadata":{"name":"x"},"spec":{}})"))}, OutputFormat::kJson));
-  CHECK(plain["items"][0]["override"].is_null());
+  CHECK(plain["results"][0]["override"].is_null());
 }
 
 TEST_CASE("streamed JSON results are the document render_results makes") {
   std::vector<TargetResult> results = {result(Outcome::kClosed), result(Outcome::kHeld, false)};
   for (std::size_t n : {0u, 1u, 2u}) {
     std::ostringstream out;
-    ResultWriter writer(out, OutputFormat::kJson);
+    ResultWriter writer(out, OutputFormat::kJson, "open");
     std::vector<TargetResult> some(results.begin(), results.begin() + n);
     for (const auto& r : some) writer.add(r);
     writer.finish();
-    CHECK(out.str() == render_results(some, OutputFormat::kJson));
+    CHECK(out.str() == render_results(some, OutputFormat::kJson, "open"));
   }
   std::ostringstream text;
-  ResultWriter writer(text, OutputFormat::kText);
+  ResultWriter writer(text, OutputFormat::kText, "open");
   for (const auto& r : results) writer.add(r);
   writer.finish();
-  CHECK(text.str() == render_results(results, OutputFormat::kText));
+  CHECK(text.str() == render_results(results, OutputFormat::kText, "open"));
 }
 
 TEST_CASE("status in chunks: one header, again only when a column appears") {
@@ -135,8 +202,12 @@ TEST_CASE("status in chunks: one header, again only when a column appears") {
   json_writer.add({plain, windowed});
   json_writer.add({plain});
   json_writer.finish();
-  CHECK(json::parse(js.str())["items"].size() == 3);
-  CHECK(json::parse(js.str()) == json::parse(render_status({plain, windowed, plain}, OutputFormat::kJson)));
+  CHECK(json::parse(js.str())["results"].size() == 3);
+  CHECK(js.str() == render_status({plain, windowed, plain}, OutputFormat::kJson));
+  std::ostringstream no_rows;
+  StatusWriter empty_json(no_rows, OutputFormat::kJson);
+  empty_json.finish();
+  CHECK(no_rows.str() == render_status({}, OutputFormat::kJson));
 }
 
 TEST_CASE("server text is one terminal-safe line") {
@@ -198,6 +269,10 @@ TEST_CASE("schedule text names the zone of its local columns") {
   CHECK(render_schedule(rare, at("2096-03-01T00:00:00Z"), 3, OutputFormat::kText) ==
         "closed: no window opens within the next 5 years\n");
   CHECK(render_schedule(rare, at("2026-11-24T00:00:00Z"), 3, OutputFormat::kJson) ==
-        "{\n  \"open\": false,\n  \"windows\": [\n    {\n      \"start\": \"2028-02-29T00:00:00Z\",\n"
-        "      \"end\": \"2028-03-01T00:00:00Z\"\n    }\n  ]\n}\n");
+        "{\n  \"command\": \"schedule\",\n  \"open\": false,\n  \"windows\": [\n    {\n"
+        "      \"end\": \"2028-03-01T00:00:00Z\",\n      \"start\": \"2028-02-29T00:00:00Z\"\n    }\n  ],\n  \"zone\": \"UTC\"\n}\n");
+  // JSON times are UTC whatever the window's zone; the zone is named once.
+  auto j = json::parse(render_schedule(zurich, at("2026-03-26T00:00:00Z"), 1, OutputFormat::kJson));
+  CHECK(j == json{{"command", "schedule"}, {"open", false}, {"zone", "Europe/Zurich"},
+                  {"windows", {{{"start", "2026-03-27T16:00:00Z"}, {"end", "2026-03-30T06:00:00Z"}}}}});
 }

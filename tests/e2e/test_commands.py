@@ -193,9 +193,9 @@ def test_status_table_and_json(wctl, api):
     assert "someone else" in by_name["infra"]
     assert by_name["apps-rt"].split()[2:5] == ["False", "-", "-"]
     j = json_out(wctl.run("status", *TARGETS, "-o", "json"))
-    (item,) = j["items"]
+    (item,) = j["results"]
     assert item["name"] == "apps-rw" and item["suspended"] is True and item["suspendedBy"] == "windowctl"
-    assert item["reason"] == "weekly" and item["ready"] == "True" and item["revision"].startswith("main@sha1:")
+    assert item["reason"] == "weekly" and item["ready"] is True and item["revision"].startswith("main@sha1:")
 
 
 def test_dry_run_writes_nothing(wctl, api):

@@ -55,10 +55,10 @@ def test_close_status_open_each_kind(kw, api, kind):
 
     p = kw.run("status", "--kind", resource, "--kustomizations", "podinfo", "-o", "json")
     assert p.returncode == 0, p.stderr
-    (item,) = json_out(p)["items"]
+    (item,) = json_out(p)["results"]
     assert (item["kind"], item["suspended"], item["suspendedBy"], item["reason"]) == (kind, True, "windowctl", "release freeze")
-    assert item["revision"] == revision
-    assert item["ready"] == "True", item  # the Ready condition, or a static kind that exists
+    assert item["revision"] == (revision or None)  # null, not "", for a kind without one
+    assert item["ready"] is True, item  # the Ready condition, or a static kind that exists
 
     p = kw.run("open", "--kind", kind.upper(), "--kustomizations", "podinfo", "--wait", "--timeout", "20s",
                "--poll-interval", "100ms")
@@ -123,7 +123,7 @@ def test_mixed_targets_in_one_run(kw, api):
         ["flux-system", "kustomization/apps-rw", "True", "windowctl"], ["flux-system", "helmrelease/podinfo", "True", "windowctl"],
         ["flux-system", "gitrepository/apps-rw", "True", "windowctl"], ["flux-system", "helmrepository/podinfo", "True", "windowctl"],
         ["apps", "imageupdateautomation/flux-system", "True", "windowctl"], ["flux-system", "alert/on-call", "True", "windowctl"]]
-    items = json_out(kw.run("status", *targets, "-o", "json"))["items"]
+    items = json_out(kw.run("status", *targets, "-o", "json"))["results"]
     assert [i["kind"] for i in items] == ["Kustomization", "HelmRelease", "GitRepository", "HelmRepository",
                                           "ImageUpdateAutomation", "Alert"]
 
@@ -278,7 +278,7 @@ def test_a_held_object_quotes_the_reason_someone_else_gave(kw, api):
     assert len(held["Kustomization"]["message"]) < 400
     assert not kw.patches(), "someone else's suspension is not touched"
 
-    items = json_out(kw.run("status", "--targets", "ocirepo/podinfo", "-o", "json"))["items"]
+    items = json_out(kw.run("status", "--targets", "ocirepo/podinfo", "-o", "json"))["results"]
     assert (items[0]["suspendedBy"], items[0]["reason"]) == ("someone else", 'DB migration "v2", ask @anna')
     p = kw.run("open", "--targets", "ocirepo/podinfo", "--dry-run")
     assert '(suspended by someone else (reason "DB migration' in p.stdout

@@ -50,7 +50,7 @@ def test_status_over_pages_prints_one_header_and_every_row(wctl, api):
     assert sum(1 for line in out if line.startswith("NAMESPACE")) == 1
     assert sum(1 for line in out if " many-" in line) == N
     j = wctl.run("status", "-o", "json", timeout=300)
-    items = json.loads(j.stdout)["items"]
+    items = json.loads(j.stdout)["results"]
     assert len(items) == N + len(api.list(KS, "flux-system")) - N
     assert len({(i["namespace"], i["name"]) for i in items}) == len(items)
 

@@ -26,7 +26,7 @@ def test_open_for_records_an_override(wctl, api):
     assert dt.timedelta(hours=2) - dt.timedelta(seconds=5) <= until - before <= dt.timedelta(hours=2, seconds=5)
     assert a["windowctl.io/override-reason"] == "INC-123"
     assert a["windowctl.io/override-by"] == SA_USER  # from the ServiceAccount token, or the token's user
-    row = json_out(wctl.run("status", *TARGETS, "-o", "json"))["items"][0]
+    row = json_out(wctl.run("status", *TARGETS, "-o", "json"))["results"][0]
     assert row["override"]["state"] == "open" and row["override"]["reason"] == "INC-123"
     table = wctl.run("status", *TARGETS).stdout
     assert "OVERRIDE" in lines(table)[0] and "open until" in table
@@ -158,28 +158,29 @@ def test_status_with_window_columns(wctl, api):
     assert p.returncode == 0, p.stderr
     header = lines(p.stdout)[0]
     assert "WINDOW" in header and "NEXT OPEN" in header and "NEXT CLOSE" in header
-    row = json_out(wctl.run("status", *TARGETS, *CLOSED, "-o", "json"))["items"][0]
+    row = json_out(wctl.run("status", *TARGETS, *CLOSED, "-o", "json"))["results"][0]
     assert row["window"] == "closed"
-    row = json_out(wctl.run("status", *TARGETS, "--window", "0 8 * * MON for 81h in Europe/Zurich", "-o", "json"))["items"][0]
+    row = json_out(wctl.run("status", *TARGETS, "--window", "0 8 * * MON for 81h in Europe/Zurich", "-o", "json"))["results"][0]
     assert row["window"] in ("open", "closed")
-    assert re.fullmatch(r"\d{4}-\d\d-\d\dT08:00:00\+0[12]:00", row["nextOpen"])
-    assert re.fullmatch(r"\d{4}-\d\d-\d\dT17:00:00\+0[12]:00", row["nextClose"])
+    # JSON times are UTC: 08:00 and 17:00 in Zurich, summer or winter.
+    assert re.fullmatch(r"\d{4}-\d\d-\d\dT0[67]:00:00Z", row["nextOpen"])
+    assert re.fullmatch(r"\d{4}-\d\d-\d\dT1[56]:00:00Z", row["nextClose"])
 
 
 def test_schedule_needs_no_cluster(wctl, api):
     p = wctl.run("schedule", "--window", "0 8 * * MON for 81h in Europe/Zurich", "--at", "2026-03-25T12:00:00Z",
                  "--count", "2", "-o", "json", mode="none")
     assert p.returncode == 0, p.stderr
-    assert json.loads(p.stdout) == {"open": True, "windows": [
-        {"start": "2026-03-23T08:00:00+01:00", "end": "2026-03-26T17:00:00+01:00"},
-        {"start": "2026-03-30T08:00:00+02:00", "end": "2026-04-02T17:00:00+02:00"}]}
+    assert json.loads(p.stdout) == {"command": "schedule", "open": True, "zone": "Europe/Zurich", "windows": [
+        {"start": "2026-03-23T07:00:00Z", "end": "2026-03-26T16:00:00Z"},
+        {"start": "2026-03-30T06:00:00Z", "end": "2026-04-02T15:00:00Z"}]}
     text = wctl.run("schedule", "--window", "0 8 * * MON for 81h in Europe/Zurich", "--at", "2026-03-27T12:00:00Z",
                     mode="none").stdout
     assert lines(text)[0] == "closed: opens in 2d 18h (2026-03-30T08:00:00+02:00)"
     assert "2026-03-30T06:00:00Z" in text  # UTC shown too
     spring = json.loads(wctl.run("schedule", "--window", "30 2 * * * for 1h in Europe/Zurich", "--at",
                                  "2026-03-28T12:00:00Z", "--count", "1", "-o", "json", mode="none").stdout)
-    assert spring["windows"][0]["start"] == "2026-03-29T03:30:00+02:00"  # 02:30 does not exist that night
+    assert spring["windows"][0]["start"] == "2026-03-29T01:30:00Z"  # 03:30+02:00: 02:30 does not exist that night
 
 
 def test_schedule_at_a_time_beyond_2262_is_refused(wctl, api):
@@ -194,7 +195,7 @@ def test_schedule_at_a_time_beyond_2262_is_refused(wctl, api):
     # Up to the last second SysTime holds, and the window open there ends with it.
     p = wctl.run("schedule", "--window", "0 8 * * FRI for 81h", "--at", "2262-04-11T12:00:00Z", "-o", "json", mode="none")
     assert p.returncode == 0, p.stderr
-    assert json.loads(p.stdout) == {"open": True, "windows": [
+    assert json.loads(p.stdout) == {"command": "schedule", "open": True, "zone": "UTC", "windows": [
         {"start": "2262-04-11T08:00:00Z", "end": "2262-04-11T23:47:16Z"}]}
 
 
@@ -218,9 +219,10 @@ def test_schedule_to_window_keeps_the_wall_clock_over_dst(wctl, api):
     window = "0 17 * * FRI to 0 8 * * MON in Europe/Zurich"
     p = wctl.run("schedule", "--window", window, "--at", "2026-03-26T00:00:00Z", "--count", "2", "-o", "json", mode="none")
     assert p.returncode == 0, p.stderr
-    assert json.loads(p.stdout) == {"open": False, "windows": [
-        {"start": "2026-03-27T17:00:00+01:00", "end": "2026-03-30T08:00:00+02:00"},
-        {"start": "2026-04-03T17:00:00+02:00", "end": "2026-04-06T08:00:00+02:00"}]}
+    # JSON is UTC: 17:00+01:00 to 08:00+02:00, then 17:00+02:00 to 08:00+02:00.
+    assert json.loads(p.stdout) == {"command": "schedule", "open": False, "zone": "Europe/Zurich", "windows": [
+        {"start": "2026-03-27T16:00:00Z", "end": "2026-03-30T06:00:00Z"},
+        {"start": "2026-04-03T15:00:00Z", "end": "2026-04-06T06:00:00Z"}]}
     text = wctl.run("schedule", "--window", window, "--at", "2026-03-28T00:00:00Z", mode="none").stdout
     assert lines(text)[0] == "open: closes in 2d 6h (2026-03-30T08:00:00+02:00)", text
     header = next(line for line in lines(text) if line.startswith("START")).split()
@@ -229,7 +231,7 @@ def test_schedule_to_window_keeps_the_wall_clock_over_dst(wctl, api):
     # A "for" window of the same clock length ends an hour later on the clock.
     text = wctl.run("schedule", "--window", "0 17 * * FRI for 63h in Europe/Zurich", "--at", "2026-03-26T00:00:00Z",
                     "--count", "1", "-o", "json", mode="none").stdout
-    assert json.loads(text)["windows"][0]["end"] == "2026-03-30T09:00:00+02:00"
+    assert json.loads(text)["windows"][0]["end"] == "2026-03-30T07:00:00Z"  # 09:00+02:00
     # Without a zone the local columns say UTC.
     text = wctl.run("schedule", "--window", "0 8 * * MON to 0 8 * * *", "--at", "2026-03-20T00:00:00Z", mode="none").stdout
     header = next(line for line in lines(text) if line.startswith("START")).split()
@@ -240,7 +242,7 @@ def test_schedule_to_window_keeps_the_wall_clock_over_dst(wctl, api):
 def test_schedule_looks_5_years_ahead(wctl, api):
     p = wctl.run("schedule", "--window", "0 0 29 2 * for 24h", "--at", "2026-11-24T00:00:00Z", "-o", "json", mode="none")
     assert p.returncode == 0, p.stderr
-    assert json.loads(p.stdout) == {"open": False, "windows": [
+    assert json.loads(p.stdout) == {"command": "schedule", "open": False, "zone": "UTC", "windows": [
         {"start": "2028-02-29T00:00:00Z", "end": "2028-03-01T00:00:00Z"}]}
     text = wctl.run("schedule", "--window", "0 0 29 2 * for 24h", "--at", "2026-11-24T00:00:00Z", mode="none").stdout
     assert lines(text)[0].startswith("closed: opens in ") and lines(text)[0].endswith("(2028-02-29T00:00:00Z)"), text
@@ -280,9 +282,9 @@ def test_sync_with_a_to_window_annotation(wctl, api):
     assert p.returncode == 0, p.stderr
     assert lines(p.stdout) == ["flux-system/apps-rw opened", "flux-system/apps-rt already closed"]
     assert not wctl.suspended("apps-rw") and wctl.suspended("apps-rt")
-    rows = json_out(wctl.run("status", "--kustomizations", "apps-rw,apps-rt", "-o", "json"))["items"]
+    rows = json_out(wctl.run("status", "--kustomizations", "apps-rw,apps-rt", "-o", "json"))["results"]
     assert [r["window"] for r in rows] == ["open", "closed"]
-    assert re.fullmatch(r"\d{4}-\d\d-\d\dT00:00:00\+0[12]:00", rows[0]["nextClose"]), rows[0]
+    assert re.fullmatch(r"\d{4}-\d\d-\d\dT2[23]:00:00Z", rows[0]["nextClose"]), rows[0]  # midnight in Zurich
     # A never-matching close in an annotation fails that target only, naming it.
     obj = wctl.obj("apps-rt")
     obj["metadata"]["annotations"]["windowctl.io/window"] = "0 8 * * * to 0 0 30 2 *"
@@ -296,7 +298,7 @@ def test_sync_with_a_to_window_annotation(wctl, api):
 
 def test_status_with_a_to_window(wctl, api):
     row = json_out(wctl.run("status", *TARGETS, "--window", "0 8 * * MON to 0 17 * * THU in Europe/Zurich", "-o",
-                            "json"))["items"][0]
+                            "json"))["results"][0]
     assert row["window"] in ("open", "closed")
-    assert re.fullmatch(r"\d{4}-\d\d-\d\dT08:00:00\+0[12]:00", row["nextOpen"])
-    assert re.fullmatch(r"\d{4}-\d\d-\d\dT17:00:00\+0[12]:00", row["nextClose"])
+    assert re.fullmatch(r"\d{4}-\d\d-\d\dT0[67]:00:00Z", row["nextOpen"])
+    assert re.fullmatch(r"\d{4}-\d\d-\d\dT1[56]:00:00Z", row["nextClose"])
