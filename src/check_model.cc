@@ -39,7 +39,7 @@ std::string trim(std::string_view s) {
 
 // The flags of windowctl's open/close/sync that take a value (main.cc); the others take none.
 bool takes_value(std::string_view flag) {
-  static const std::string_view kFlags[] = {"--kustomizations", "-l", "--selector", "-n", "--namespace", "--kind",
+  static const std::string_view kFlags[] = {"--kustomizations", "--targets", "-l", "--selector", "-n", "--namespace", "--kind",
                                             "--api-version", "--kubeconfig", "--context", "--request-timeout", "-o",
                                             "--output", "--log-format", "--reason", "--for", "--timeout",
                                             "--poll-interval", "--window", "--deny", "--freeze", "--reconcile"};
@@ -48,11 +48,12 @@ bool takes_value(std::string_view flag) {
 }
 
 void apply_flag(WindowJob& job, const std::string& flag, const std::string& value, std::string& ns_flag) {
-  if (flag == "--kustomizations") {
+  if (flag == "--kustomizations" || flag == "--targets") {
+    auto& list = flag == "--targets" ? job.kind_targets : job.names;
     std::string_view rest = value;
     while (true) {
       auto comma = rest.find(',');
-      if (auto item = trim(rest.substr(0, comma)); !item.empty()) job.names.push_back(item);
+      if (auto item = trim(rest.substr(0, comma)); !item.empty()) list.push_back(item);
       if (comma == std::string_view::npos) break;
       rest.remove_prefix(comma + 1);
     }
@@ -279,6 +280,13 @@ Manifests index_manifests(const std::vector<json>& objects) {
       auto slash = n.find('/');
       job.targets.insert(slash == std::string::npos ? object_key(job.kind, job.target_ns, n)
                                                     : object_key(job.kind, n.substr(0, slash), n.substr(slash + 1)));
+    }
+    for (const auto& t : job.kind_targets) {  // KIND/NAME or KIND/NS/NAME, each of its own kind
+      auto slash = t.find('/'), last = t.rfind('/');
+      const KindAdapter* kind = slash == std::string::npos ? nullptr : find_kind(t.substr(0, slash));
+      if (!kind) continue;
+      job.targets.insert(object_key(std::string(kind->kind), slash == last ? job.target_ns : t.substr(slash + 1, last - slash - 1),
+                                    t.substr(last + 1)));
     }
     if (job.has_selector || job.all) {
       for (const json* obj : m.all) {

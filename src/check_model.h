@@ -24,6 +24,7 @@ struct WindowJob {
   std::string kind_arg = "Kustomization";  // --kind as written
   std::string target_ns;                   // -n, else FLUX_SYSTEM_NAMESPACE, else flux-system
   std::vector<std::string> names;          // --kustomizations items, as written
+  std::vector<std::string> kind_targets;   // --targets items (KIND/[NS/]NAME), as written
   std::string selector;                    // -l
   bool has_selector = false, all = false, relabel = false;
   std::vector<std::string> windows, denies, freezes;

@@ -7,6 +7,7 @@
 #include <iostream>
 
 #include "check.h"
+#include "check_online.h"
 #include "client.h"
 #include "commands.h"
 #include "config.h"
@@ -150,11 +151,11 @@ int run(int argc, char** argv) {
   add_schedule(status, false);
   status->add_flag("--fail-on-held", f.fail_on_held, "Exit 1 when a target is suspended by someone else (open would hold it)");
 
-  auto* check = app.add_subcommand("check", "Find setups where a window silently fails, in manifests (no cluster needed)");
+  auto* check = app.add_subcommand("check", "Find setups where a window silently fails: in manifests (-f alone: no cluster needed), "
+                                             "else live, for the targets given or every window CronJob in -n");
   check->add_option("-f,--filename", f.files, "Manifests: a YAML file, a directory (its *.yaml, *.yml) or - (stdin), repeatable")
-      ->type_name("PATH")
-      ->required();
-  check->add_option("-o,--output", f.output, "text or json")->check(CLI::IsMember({"text", "json"}));
+      ->type_name("PATH");
+  add_targets(check, f, false);
 
   app.add_subcommand("version", "Print the version and commit");
 
@@ -179,7 +180,8 @@ int run(int argc, char** argv) {
 
   setup_logging(f.log_format == "json" ? LogFormat::kJson : LogFormat::kText, f.verbose);
   try {
-    if (cmd->get_name() == "check") {
+    bool targets_given = !f.names.empty() || !f.targets.empty() || !f.selector.empty() || f.all;
+    if (cmd->get_name() == "check" && !f.files.empty() && !targets_given) {
       auto findings = check_objects(parse_manifests(read_manifest_sources(f.files)), std::chrono::system_clock::now());
       std::cout << render_findings(findings, f.output == "json");
       return has_error(findings) ? kExitFailed : 0;
@@ -199,7 +201,7 @@ int run(int argc, char** argv) {
     opt.command = cmd->get_name();
     opt.kind = find_kind(f.kind);
     if (!opt.kind) throw ConfigError("unknown --kind \"" + f.kind + "\": use one of " + kinds_help());
-    if (opt.command != "status" && f.names.empty() && f.targets.empty() && f.selector.empty() && !f.all) {
+    if (opt.command != "status" && opt.command != "check" && !targets_given) {
       throw ConfigError(opt.command + " needs targets: --kustomizations NAMES, --targets KIND/NAME, -l SELECTOR or --all");
     }
     if (f.reason.size() > 1024) throw ConfigError("--reason is longer than 1024 characters");
@@ -251,6 +253,7 @@ int run(int argc, char** argv) {
     spdlog::debug("using {} at {}", config.origin, config.server);
     opt.identity = config.identity;
     Client client(std::move(config), client_options);
+    if (opt.command == "check") return run_check_online(client, opt, f.files);
     return run_command(client, opt);
   } catch (const ConfigError& e) {
     spdlog::error("{}", e.what());
