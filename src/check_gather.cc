@@ -41,6 +41,7 @@ class Gatherer {
   explicit Gatherer(Client& client) : client_(client) {}
 
   LiveFacts gather(const CommandOptions& opt) {
+    if (!opt.api_version.empty()) versions_[opt.kind] = opt.api_version;  // --api-version: of --kind, not discovered
     try {
       json v = client_.call("GET", "/version");
       facts_.server = parse_server_version(v);
@@ -160,6 +161,7 @@ class Gatherer {
         t.error = error_summary(e);
       }
     }
+    if (t.read == LiveRead::kNotFound) missing_.insert(key);
     facts_.targets.push_back(std::move(t));
     return key;
   }
@@ -210,7 +212,7 @@ class Gatherer {
     for (const auto& key : spec.live.targets) {
       auto a = key.find('/'), b = key.rfind('/');
       const KindAdapter* kind = find_kind(key.substr(0, a));
-      if (!kind || a == b) continue;
+      if (!kind || a == b || missing_.count(key)) continue;  // WC012 says enough
       std::string ns = key.substr(a + 1, b - a - 1), name = key.substr(b + 1);
       for (const char* verb : {"get", "patch"}) review(job.empty() ? key : job, verb, *kind, ns, name);
       event_namespaces.insert(ns);
@@ -250,7 +252,7 @@ class Gatherer {
   Client& client_;
   LiveFacts facts_;
   std::map<const KindAdapter*, std::string> versions_;
-  std::set<std::string> seen_;
+  std::set<std::string> seen_, missing_;
   std::set<std::tuple<std::string, std::string, std::string, std::string, std::string, std::string>> asked_;
 };
 

@@ -17,12 +17,12 @@ using nlohmann::json;
 
 namespace {
 
-// Leading decimal digits of `s` (at most 4, so no overflow), or nullopt when it has none.
+// The leading decimal digits of `s`, or nullopt when it has none or more than 4 (no version has).
 std::optional<int> leading_int(std::string_view s) {
   int value = 0;
   std::size_t n = 0;
-  while (n < s.size() && n < 4 && std::isdigit(static_cast<unsigned char>(s[n]))) ++n;
-  if (n == 0 || std::from_chars(s.data(), s.data() + n, value).ec != std::errc()) return std::nullopt;
+  while (n < s.size() && std::isdigit(static_cast<unsigned char>(s[n]))) ++n;
+  if (n == 0 || n > 4 || std::from_chars(s.data(), s.data() + n, value).ec != std::errc()) return std::nullopt;
   return value;
 }
 
