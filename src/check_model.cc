@@ -91,7 +91,11 @@ std::optional<std::vector<std::string>> windowctl_argv(const json& cronjob) {
     std::vector<std::string> argv;
     if (runs_it) argv.assign(command.begin() + 1, command.end());
     argv.insert(argv.end(), args.begin(), args.end());
-    if (!argv.empty() && (argv[0] == "open" || argv[0] == "close" || argv[0] == "sync")) return argv;
+    if (argv.empty()) continue;
+    // suspend and resume: close's and open's aliases, as `flux suspend`/`flux resume` spell them.
+    if (argv[0] == "suspend") argv[0] = "close";
+    if (argv[0] == "resume") argv[0] = "open";
+    if (argv[0] == "open" || argv[0] == "close" || argv[0] == "sync") return argv;
   }
   return std::nullopt;
 }

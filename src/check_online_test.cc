@@ -170,3 +170,17 @@ TEST_CASE("check_model: --targets in a job's args names targets of their own kin
   CHECK(m.jobs[0].targets == std::set<std::string>{"HelmRelease/flux-system/podinfo", "GitRepository/apps/src",
                                                    "Kustomization/flux-system/other"});
 }
+
+TEST_CASE("check_model: suspend and resume are close and open") {
+  auto job = [](const char* command) {
+    json c = {{"name", "windowctl"}, {"args", {command, "--kustomizations", "apps"}}};
+    json cj = {{"kind", "CronJob"},
+               {"metadata", {{"name", "j"}, {"namespace", "flux-system"}}},
+               {"spec", {{"jobTemplate", {{"spec", {{"template", {{"spec", {{"containers", {c}}}}}}}}}}}}};
+    auto m = index_manifests({cj});
+    return m.jobs.empty() ? std::string("none") : m.jobs[0].command;
+  };
+  CHECK(job("suspend") == "close");
+  CHECK(job("resume") == "open");
+  CHECK(job("status") == "none");
+}
