@@ -308,11 +308,15 @@ std::vector<Finding> check_objects(const std::vector<json>& objects, SysTime now
   c.sync_jobs();
   c.pairs();
   c.rbac();
-  std::sort(c.out.begin(), c.out.end(), [](const Finding& a, const Finding& b) {
+  sort_findings(c.out);
+  return c.out;
+}
+
+void sort_findings(std::vector<Finding>& findings) {
+  std::sort(findings.begin(), findings.end(), [](const Finding& a, const Finding& b) {
     return std::tie(a.object, a.id, a.message) < std::tie(b.object, b.id, b.message);
   });
-  c.out.erase(std::unique(c.out.begin(), c.out.end()), c.out.end());
-  return c.out;
+  findings.erase(std::unique(findings.begin(), findings.end()), findings.end());
 }
 
 bool has_error(const std::vector<Finding>& findings) {

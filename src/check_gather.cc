@@ -8,7 +8,6 @@
 #include <iostream>
 #include <map>
 #include <set>
-#include <tuple>
 
 #include "api_error.h"
 #include "check_model.h"
@@ -33,7 +32,7 @@ struct JobSpec {
   std::string ns;                     // of the selection
   std::string selector;
   bool select = false;  // -l or --all
-  std::vector<std::tuple<const KindAdapter*, std::string, std::string>> named;  // kind, namespace, name
+  std::vector<Target> named;  // each with its kind
 };
 
 class Gatherer {
@@ -48,12 +47,12 @@ class Gatherer {
       facts_.server_text = printable(string_at(v, "gitVersion"), 64);
     } catch (const std::exception& e) {
       rethrow_tls(e);
-      spdlog::warn("/version: {} (WC011 not checked)", error_summary(e));
+      spdlog::warn("{}", "/version: " + error_summary(e) + " (WC011 not checked)");
     }
     bool flags = !opt.names.empty() || !opt.kind_targets.empty() || !opt.selector.empty() || opt.all;
     std::vector<JobSpec> specs = flags ? std::vector<JobSpec>{from_flags(opt)} : from_cronjobs(opt.ns);
     for (auto& spec : specs) {
-      for (const auto& [kind, ns, name] : spec.named) spec.live.targets.push_back(read_target(*kind, ns, name));
+      for (const auto& t : spec.named) spec.live.targets.push_back(read_target(*t.kind, t.ns, t.name));
       if (spec.select) select(spec);
       if (spec.review) review_access(spec);
       facts_.jobs.push_back(std::move(spec.live));
@@ -75,8 +74,10 @@ class Gatherer {
     spec.ns = opt.ns;
     spec.selector = opt.selector;
     spec.select = !opt.selector.empty() || opt.all;
-    for (const auto& t : parse_targets(opt.names, opt.ns)) spec.named.emplace_back(opt.kind, t.ns, t.name);
-    for (const auto& t : parse_kind_targets(opt.kind_targets, opt.ns)) spec.named.emplace_back(t.kind, t.ns, t.name);
+    spec.named = parse_targets(opt.names, opt.ns);
+    for (auto& t : spec.named) t.kind = opt.kind;
+    auto others = parse_kind_targets(opt.kind_targets, opt.ns);
+    spec.named.insert(spec.named.end(), others.begin(), others.end());
     return spec;
   }
 
@@ -91,7 +92,7 @@ class Gatherer {
     if (!error.empty()) facts_.targets.push_back({"CronJobs in " + ns, read_of(error), error, nullptr});
     Manifests m = index_manifests(cronjobs);
     if (m.jobs.empty() && error.empty()) {
-      spdlog::warn("no window CronJobs (running windowctl open, close or sync) in namespace {}: nothing to check live", ns);
+      spdlog::warn("{}", "no window CronJobs (running windowctl open, close or sync) in namespace " + ns + ": nothing to check live");
     }
     std::vector<JobSpec> specs;
     for (const auto& job : m.jobs) {
@@ -104,8 +105,8 @@ class Gatherer {
       std::string runs_as = "system:serviceaccount:" + job.ns + ":" + job.service_account;
       spec.review = client_.config().identity == runs_as;
       if (!spec.review) {
-        spdlog::info("{}: permissions not checked (WC015): it runs as {}, check as {}; run check as that ServiceAccount", job.key,
-                     runs_as, printable(client_.config().identity, 256));
+        spdlog::info("{}", job.key + ": permissions not checked (WC015): it runs as " + runs_as + ", check as " +
+                               printable(client_.config().identity, 256) + "; run check as that ServiceAccount");
       }
       spec.kind = find_kind(job.kind);
       spec.ns = job.target_ns;
@@ -114,7 +115,7 @@ class Gatherer {
       for (const auto& key : job.targets) {  // Kind/ns/name: the named ones (the input holds no targets to select)
         auto a = key.find('/'), b = key.rfind('/');
         if (const KindAdapter* kind = find_kind(key.substr(0, a)); kind && a != b) {
-          spec.named.emplace_back(kind, key.substr(a + 1, b - a - 1), key.substr(b + 1));
+          spec.named.push_back(Target{key.substr(a + 1, b - a - 1), key.substr(b + 1), kind});
         }
       }
       specs.push_back(std::move(spec));
@@ -130,7 +131,7 @@ class Gatherer {
         it->second = choose_version(kind, client_.call("GET", group_path(kind)));
       } catch (const std::exception& e) {
         rethrow_tls(e);
-        spdlog::warn("{}: {}", group_path(kind), error_summary(e));
+        spdlog::warn("{}", group_path(kind) + ": " + error_summary(e));
       }
     }
     return it->second;
@@ -229,11 +230,17 @@ class Gatherer {
 
   void ask(const std::string& object, const std::string& verb, const std::string& group, const std::string& resource,
            const std::string& ns, const std::string& name) {
-    if (!asked_.insert({object, verb, group, resource, ns, name}).second) return;
+    if (!asked_.insert(object + '\n' + verb + '\n' + group + '\n' + resource + '\n' + ns + '\n' + name).second) return;
     AccessReview r{object, verb, group, resource, ns, name, std::nullopt, {}, {}};
-    json attrs = {{"namespace", ns}, {"verb", verb}, {"group", group}, {"resource", resource}};
+    json body;  // assignments, not an initializer list: a quarter of the code
+    body["apiVersion"] = "authorization.k8s.io/v1";
+    body["kind"] = "SelfSubjectAccessReview";
+    json& attrs = body["spec"]["resourceAttributes"];
+    attrs["namespace"] = ns;
+    attrs["verb"] = verb;
+    attrs["group"] = group;
+    attrs["resource"] = resource;
     if (!name.empty()) attrs["name"] = name;
-    json body = {{"apiVersion", "authorization.k8s.io/v1"}, {"kind", "SelfSubjectAccessReview"}, {"spec", {{"resourceAttributes", attrs}}}};
     try {
       auto answer = parse_access_review(client_.call("POST", "/apis/authorization.k8s.io/v1/selfsubjectaccessreviews", &body));
       if (answer) {
@@ -253,7 +260,7 @@ class Gatherer {
   LiveFacts facts_;
   std::map<const KindAdapter*, std::string> versions_;
   std::set<std::string> seen_, missing_;
-  std::set<std::tuple<std::string, std::string, std::string, std::string, std::string, std::string>> asked_;
+  std::set<std::string> asked_;
 };
 
 }  // namespace
@@ -263,9 +270,7 @@ int run_check_online(Client& client, const CommandOptions& options, const std::v
   if (!files.empty()) findings = check_objects(parse_manifests(read_manifest_sources(files)), std::chrono::system_clock::now());
   auto live = check_live(Gatherer(client).gather(options));
   findings.insert(findings.end(), live.begin(), live.end());
-  std::stable_sort(findings.begin(), findings.end(), [](const Finding& a, const Finding& b) {
-    return std::tie(a.object, a.id) < std::tie(b.object, b.id);
-  });
+  sort_findings(findings);
   std::cout << render_findings(findings, options.output == OutputFormat::kJson);
   return has_error(findings) ? 1 : 0;
 }

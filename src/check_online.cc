@@ -152,10 +152,7 @@ std::vector<Finding> check_live(const LiveFacts& facts) {
     }
   }
 
-  std::sort(out.begin(), out.end(), [](const Finding& a, const Finding& b) {
-    return std::tie(a.object, a.id, a.message) < std::tie(b.object, b.id, b.message);
-  });
-  out.erase(std::unique(out.begin(), out.end()), out.end());
+  sort_findings(out);
   return out;
 }
 
