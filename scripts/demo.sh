@@ -3,7 +3,8 @@
 # open --wait, status) against the bundled fake Kubernetes API server seeded with the Flux
 # Kustomizations infra, apps-rt and apps-rw, then an operator's freeze (close --for) that the
 # scheduled open job (open --scheduled, as the shipped CronJob runs it) respects. windowctl runs
-# in in-cluster mode, as in its CronJob. Last, `check` over rendered manifests (no cluster).
+# in in-cluster mode, as in its CronJob. Last, `check`: live on the targets, then over rendered
+# manifests (no cluster).
 set -euo pipefail
 cd "$(dirname "$0")/.."
 bash scripts/install-deps.sh >&2
@@ -30,6 +31,7 @@ step build/windowctl status
 step build/windowctl close --kustomizations apps-rw --for 12h --reason "demo: freeze"
 step build/windowctl open --kustomizations apps-rw --reason "scheduled window" --scheduled --fail-on-held
 step build/windowctl status
+step build/windowctl check --kustomizations apps-rw,apps-rt,infra  # live: exist, not held, the SA may get/patch them
 
 # check: the manifests the demo's window would apply (rendered by kubectl kustomize), then a set
 # with a classic mistake (a target declared with spec.suspend, closed without --relabel: exit 1).

@@ -219,8 +219,12 @@ struct Checker {
   // WC009: the bound Role(s) must let each job get and patch its targets, and list to select.
   void rbac() {
     for (const auto& job : m.jobs) {
+      if (!job.args_problem.empty()) {
+        add("WC010", "error", job.key, "every run fails: " + job.args_problem + "; fix the job's args");
+        continue;
+      }
       if (job.kind.empty()) {
-        add("WC010", "error", job.key, "every run fails: unknown --kind \"" + job.kind_arg + "\"; use Kustomization or HelmRelease");
+        add("WC010", "error", job.key, "every run fails: unknown --kind \"" + job.kind_arg + "\"; see --kind in windowctl help " + job.command);
         continue;
       }
       std::set<std::string> namespaces{job.target_ns};
@@ -308,11 +312,15 @@ std::vector<Finding> check_objects(const std::vector<json>& objects, SysTime now
   c.sync_jobs();
   c.pairs();
   c.rbac();
-  std::sort(c.out.begin(), c.out.end(), [](const Finding& a, const Finding& b) {
+  sort_findings(c.out);
+  return c.out;
+}
+
+void sort_findings(std::vector<Finding>& findings) {
+  std::sort(findings.begin(), findings.end(), [](const Finding& a, const Finding& b) {
     return std::tie(a.object, a.id, a.message) < std::tie(b.object, b.id, b.message);
   });
-  c.out.erase(std::unique(c.out.begin(), c.out.end()), c.out.end());
-  return c.out;
+  findings.erase(std::unique(findings.begin(), findings.end()), findings.end());
 }
 
 bool has_error(const std::vector<Finding>& findings) {

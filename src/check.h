@@ -31,6 +31,9 @@ std::vector<Finding> check_objects(const std::vector<nlohmann::json>& objects, S
 
 bool has_error(const std::vector<Finding>& findings);
 
+// By object, then id, then message; duplicates dropped.
+void sort_findings(std::vector<Finding>& findings);
+
 // Text: "error WC001 Kustomization/flux-system/apps: ..." one line each (nothing when clean);
 // JSON: {"command":"check","findings":[{"id","severity","object","message"}...]}.
 std::string render_findings(const std::vector<Finding>& findings, bool json);

@@ -1,8 +1,11 @@
 #include "check_model.h"
 
+#include <functional>
 #include <initializer_list>
+#include <sstream>
 #include <string_view>
 
+#include "cli.h"
 #include "json_read.h"
 #include "kinds.h"
 
@@ -37,45 +40,6 @@ std::string trim(std::string_view s) {
   return std::string(s.substr(b, e - b + 1));
 }
 
-// The flags of windowctl's open/close/sync that take a value (main.cc); the others take none.
-bool takes_value(std::string_view flag) {
-  static const std::string_view kFlags[] = {"--kustomizations", "-l", "--selector", "-n", "--namespace", "--kind",
-                                            "--api-version", "--kubeconfig", "--context", "--request-timeout", "-o",
-                                            "--output", "--log-format", "--reason", "--for", "--timeout",
-                                            "--poll-interval", "--window", "--deny", "--freeze", "--reconcile"};
-  for (auto f : kFlags) if (f == flag) return true;
-  return false;
-}
-
-void apply_flag(WindowJob& job, const std::string& flag, const std::string& value, std::string& ns_flag) {
-  if (flag == "--kustomizations") {
-    std::string_view rest = value;
-    while (true) {
-      auto comma = rest.find(',');
-      if (auto item = trim(rest.substr(0, comma)); !item.empty()) job.names.push_back(item);
-      if (comma == std::string_view::npos) break;
-      rest.remove_prefix(comma + 1);
-    }
-  } else if (flag == "-l" || flag == "--selector") {
-    job.selector = value;
-    job.has_selector = true;
-  } else if (flag == "-n" || flag == "--namespace") {
-    ns_flag = value;
-  } else if (flag == "--kind") {
-    job.kind_arg = value;
-  } else if (flag == "--window") {
-    job.windows.push_back(value);
-  } else if (flag == "--deny") {
-    job.denies.push_back(value);
-  } else if (flag == "--freeze") {
-    job.freezes.push_back(value);
-  } else if (flag == "--all") {
-    job.all = true;
-  } else if (flag == "--relabel") {
-    job.relabel = true;
-  }
-}
-
 // The windowctl container of a CronJob and its argv after the program name, or nothing.
 std::optional<std::vector<std::string>> windowctl_argv(const json& cronjob) {
   const json* containers = at(cronjob, {"spec", "jobTemplate", "spec", "template", "spec", "containers"});
@@ -90,7 +54,12 @@ std::optional<std::vector<std::string>> windowctl_argv(const json& cronjob) {
     std::vector<std::string> argv;
     if (runs_it) argv.assign(command.begin() + 1, command.end());
     argv.insert(argv.end(), args.begin(), args.end());
-    if (!argv.empty() && (argv[0] == "open" || argv[0] == "close" || argv[0] == "sync")) return argv;
+    // Global flags may come first (`--log-format json close ...`): the command is what the
+    // binary's own parser would find.
+    argv = hoist_global_flags(std::move(argv));
+    if (argv.empty()) continue;
+    const std::string& verb = argv[0];
+    if (verb == "open" || verb == "close" || verb == "sync" || verb == "suspend" || verb == "resume") return argv;
   }
   return std::nullopt;
 }
@@ -120,22 +89,39 @@ std::optional<WindowJob> parse_job(const json& cronjob) {
   job.ns = namespace_of(cronjob);
   job.name = name_of(cronjob);
   job.key = object_key("CronJob", job.ns, job.name);
-  job.command = (*argv)[0];
-  std::string ns_flag;
-  for (std::size_t i = 1; i < argv->size(); ++i) {
-    std::string arg = (*argv)[i], value;
-    if (!arg.starts_with("-")) continue;
-    if (auto eq = arg.find('='); arg.starts_with("--") && eq != std::string::npos) {
-      value = arg.substr(eq + 1);
-      arg.resize(eq);
-    } else if (!arg.starts_with("--") && arg.size() > 2) {  // -nflux-system, as CLI11 reads it
-      value = arg.substr(2);
-      arg.resize(2);
-    } else if (takes_value(arg) && i + 1 < argv->size()) {
-      value = (*argv)[++i];
-    }
-    apply_flag(job, arg, value, ns_flag);
+  // The job's args read by the binary's own command line, so check sees what the job will do.
+  CommandLine cli;
+  std::ostringstream help;
+  if (cli.parse(*argv, help, &job.args_problem)) {
+    job.command = (*argv)[0] == "suspend" ? "close" : (*argv)[0] == "resume" ? "open" : (*argv)[0];
+    if (job.args_problem.empty()) job.args_problem = "its args ask for help, not a window";
+    return job;
   }
+  const Flags& f = cli.flags();
+  job.command = cli.command();
+  job.args_problem = cli.flags_problem();
+  job.names = f.args;
+  for (const auto& list : {std::cref(f.names), std::cref(f.targets)}) {
+    auto& into = &list.get() == &f.targets ? job.kind_targets : job.names;
+    for (const auto& value : list.get()) {
+      std::string_view rest = value;
+      while (true) {
+        auto comma = rest.find(',');
+        if (auto item = trim(rest.substr(0, comma)); !item.empty()) into.push_back(item);
+        if (comma == std::string_view::npos) break;
+        rest.remove_prefix(comma + 1);
+      }
+    }
+  }
+  job.selector = f.selector;
+  job.has_selector = cli.given("--selector");
+  job.all = f.all;
+  job.relabel = f.relabel;
+  job.kind_arg = f.kind;
+  job.windows = f.windows;
+  job.denies = f.denies;
+  job.freezes = f.freezes;
+  const std::string ns_flag = f.ns;
   const KindAdapter* kind = find_kind(job.kind_arg);
   job.kind = kind ? std::string(kind->kind) : "";
   job.target_ns = ns_flag;
@@ -279,6 +265,13 @@ Manifests index_manifests(const std::vector<json>& objects) {
       auto slash = n.find('/');
       job.targets.insert(slash == std::string::npos ? object_key(job.kind, job.target_ns, n)
                                                     : object_key(job.kind, n.substr(0, slash), n.substr(slash + 1)));
+    }
+    for (const auto& t : job.kind_targets) {  // KIND/NAME or KIND/NS/NAME, each of its own kind
+      auto slash = t.find('/'), last = t.rfind('/');
+      const KindAdapter* kind = slash == std::string::npos ? nullptr : find_kind(t.substr(0, slash));
+      if (!kind) continue;
+      job.targets.insert(object_key(std::string(kind->kind), slash == last ? job.target_ns : t.substr(slash + 1, last - slash - 1),
+                                    t.substr(last + 1)));
     }
     if (job.has_selector || job.all) {
       for (const json* obj : m.all) {

@@ -24,14 +24,16 @@ struct WindowJob {
   std::string kind_arg = "Kustomization";  // --kind as written
   std::string target_ns;                   // -n, else FLUX_SYSTEM_NAMESPACE, else flux-system
   std::vector<std::string> names;          // --kustomizations items, as written
+  std::vector<std::string> kind_targets;   // --targets items (KIND/[NS/]NAME), as written
   std::string selector;                    // -l
   bool has_selector = false, all = false, relabel = false;
   std::vector<std::string> windows, denies, freezes;
   bool suspended = false;
   std::string schedule, time_zone;         // spec.schedule, spec.timeZone
   std::string service_account = "default";
+  std::string args_problem;                // non-empty: windowctl refuses the args (exit 2 every run)
   std::set<std::string> targets;           // Kind/ns/name: named, or selected among the input
-  bool windowing() const { return !suspended && (command == "close" || command == "sync"); }
+  bool windowing() const { return !suspended && args_problem.empty() && (command == "close" || command == "sync"); }
 };
 
 struct Manifests {

@@ -199,3 +199,23 @@ TEST_CASE("check output: text and JSON") {
   auto j = json::parse(render_findings(fs, true));
   CHECK(j["findings"][1] == json{{"id", "WC001"}, {"severity", "error"}, {"object", "Kustomization/ns/b"}, {"message", "m"}});
 }
+
+TEST_CASE("a job's args are read by windowctl's own command line") {
+  // Names as arguments, the alias suspend, and global flags before the command.
+  const json rt = ks("apps-rt", {{"dependsOn", {{{"name", "apps"}}}}});
+  for (const std::vector<std::string>& args : {std::vector<std::string>{"close", "apps", "--scheduled"},
+                                               std::vector<std::string>{"suspend", "apps"},
+                                               std::vector<std::string>{"--log-format", "json", "-n", "flux-system", "close", "apps"}}) {
+    CAPTURE(args.front());
+    auto found = check_objects(objs({ks("apps"), rt, cronjob("close", args, "0 17 * * 4"), cronjob("open", kOpen)}), kNow);
+    CHECK(ids(found) == std::vector<std::string>{"WC001 Kustomization/flux-system/apps-rt"});
+  }
+  // Args the binary refuses: every run is exit 2, which check says, and nothing else about the job.
+  auto bad = check_objects(objs({ks("apps"), cronjob("close", {"close", "apps", "--bogus"}, "0 17 * * 4"), cronjob("open", kOpen)}), kNow);
+  REQUIRE(ids(bad) == std::vector<std::string>{"WC010 CronJob/flux-system/close"});
+  CHECK(bad[0].message.find("--bogus") != std::string::npos);
+  // Refused after parsing, as the job itself would be: --all with a name.
+  auto both = check_objects(objs({ks("apps"), cronjob("close", {"close", "--all", "apps"}, "0 17 * * 4"), cronjob("open", kOpen)}), kNow);
+  REQUIRE(ids(both) == std::vector<std::string>{"WC010 CronJob/flux-system/close"});
+  CHECK(both[0].message.find("--all selects every object") != std::string::npos);
+}

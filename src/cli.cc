@@ -6,6 +6,8 @@
 
 #include "kinds.h"
 #include "notify.h"
+#include "selector.h"
+#include "utf8.h"
 #include "version.h"
 
 namespace windowctl {
@@ -221,13 +223,15 @@ CommandLine::CommandLine(std::string program) : program_(std::move(program)), ap
   status->add_flag("--fail-on-held", f.fail_on_held, "Exit 1 when a target is suspended by someone else (open would hold it)");
   status->footer(examples(p, {{"Every Kustomization in flux-system", "status"}, {"Every HelmRelease in the cluster", "status -A --kind hr"}}));
 
-  auto* check = app.add_subcommand("check", "Find setups where a window silently fails, in manifests (no cluster needed)");
+  auto* check = app.add_subcommand("check", "Find setups where a window silently fails: in manifests (-f alone: no cluster needed), "
+                                             "else live, for the targets given or every window CronJob in -n");
   check->add_option("-f,--filename", f.files, "Manifests: a YAML file, a directory (its *.yaml, *.yml) or - (stdin), repeatable")
-      ->type_name("PATH")
-      ->required();
-  add_globals(check, f);
-  check->footer(examples(p, {{"What flux build would apply", "check -f <(flux build kustomization flux-system --path ./clusters/prod)"},
-                             {"A kustomize overlay", "check -f <(kubectl kustomize clusters/prod)"}}));
+      ->type_name("PATH");
+  add_targets(check, f, false);
+  check->footer(examples(p, {{"What flux build would apply (offline)", "check -f <(flux build kustomization flux-system --path ./clusters/prod)"},
+                             {"A kustomize overlay (offline)", "check -f <(kubectl kustomize clusters/prod)"},
+                             {"Every window CronJob in flux-system, against the cluster", "check"},
+                             {"Live targets, as the job's ServiceAccount would act on them", "check apps-rw --targets helmrelease/apps/podinfo"}}));
 
   auto* version = app.add_subcommand("version", "Print the version and commit");
   add_globals(version, f);
@@ -250,12 +254,46 @@ CommandLine::CommandLine(std::string program) : program_(std::move(program)), ap
   }
 }
 
+std::string CommandLine::flags_problem() const {
+  const Flags& f = flags_;
+  const bool named = !f.args.empty() || !f.names.empty() || !f.targets.empty();
+  const bool targets_optional = command_ == "status" || command_ == "check";
+  if (!targets_optional && !named && f.selector.empty() && !f.all) {
+    return command_ + " needs targets: NAME..., --targets KIND/NAME, -l SELECTOR or --all";
+  }
+  // flux ignores --all when names are given; a union with every object is the dangerous reading.
+  if (f.all && (named || !f.selector.empty())) {
+    return "--all selects every object of the kind: give names, --targets or -l instead, not with it";
+  }
+  if (std::string problem = selector_problem(f.selector); !problem.empty()) {
+    return "invalid -l/--selector \"" + f.selector.substr(0, 256) + "\": " + problem;
+  }
+  if (f.all_namespaces) {
+    if (named) return "-A/--all-namespaces selects by -l or --all; a name takes its namespace instead (NAMESPACE/NAME)";
+    if (given("--namespace")) return "-A/--all-namespaces and -n/--namespace exclude each other";
+    if (command_ != "status" && f.selector.empty() && !f.all) return "-A/--all-namespaces needs -l SELECTOR or --all";
+  }
+  if (f.reason.size() > 1024) return "--reason is longer than 1024 characters";
+  // It is written into annotations and Events, which are JSON: UTF-8 only.
+  if (!valid_utf8(f.reason)) return "--reason is not valid UTF-8";
+  if (f.scheduled && !f.override_for.empty()) return "--scheduled and --for exclude each other: a scheduled run never sets an override";
+  return {};
+}
+
 bool CommandLine::given(const std::string& option) const {
   const CLI::Option* o = selected_ ? selected_->get_option_no_throw(option) : nullptr;
   return o && o->count() > 0;
 }
 
-std::optional<int> CommandLine::parse(std::vector<std::string> args, std::ostream& out) {
+std::optional<int> CommandLine::parse(std::vector<std::string> args, std::ostream& out, std::string* problem) {
+  auto usage_error = [&](const std::string& message) {
+    if (problem) {
+      *problem = message;
+    } else {
+      spdlog::error("{}", message);
+    }
+    return kExitUsage;
+  };
   args = hoist_global_flags(std::move(args));
   std::size_t first = 0;
   while (first < args.size() && !args[first].empty() && args[first][0] == '-' && args[first] != "--") ++first;
@@ -263,8 +301,7 @@ std::optional<int> CommandLine::parse(std::vector<std::string> args, std::ostrea
   if (first < args.size() && args[first] != "--" && std::find(known.begin(), known.end(), args[first]) == known.end()) {
     std::string list;
     for (const auto& name : command_names(*app_, false)) list += (list.empty() ? "" : ", ") + name;
-    spdlog::error("unknown command \"{}\" (commands: {}; see '{} help')", args[first].substr(0, 64), list, program_);
-    return kExitUsage;
+    return usage_error("unknown command \"" + args[first].substr(0, 64) + "\" (commands: " + list + "; see '" + program_ + " help')");
   }
   // `--notify` alone asks for the default receiver. The next argument is its URL only when it
   // is one ("://" cannot be in a Kubernetes name); otherwise it is a target name.
@@ -286,16 +323,14 @@ std::optional<int> CommandLine::parse(std::vector<std::string> args, std::ostrea
   } catch (const CLI::ParseError& e) {
     const auto subs = app_->get_subcommands();
     std::string where = subs.empty() ? program_ : program_ + " " + subs.front()->get_name();
-    spdlog::error("{} (see '{} --help')", e.what(), where);
-    return kExitUsage;
+    return usage_error(std::string(e.what()) + " (see '" + where + " --help')");
   }
   if (app_->get_subcommands().empty()) {
     if (flags_.version) {
       out << "windowctl " << kVersion << " (commit " << kCommit << ")\n";
       return kExitOk;
     }
-    spdlog::error("a command is required (see '{} help')", program_);
-    return kExitUsage;
+    return usage_error("a command is required (see '" + program_ + " help')");
   }
   selected_ = app_->get_subcommands().front();
   command_ = selected_->get_name();
@@ -311,8 +346,7 @@ std::optional<int> CommandLine::parse(std::vector<std::string> args, std::ostrea
     } catch (const CLI::OptionNotFound&) {
     }
     if (!topic) {
-      spdlog::error("unknown command \"{}\" (see '{} help')", flags_.topic.substr(0, 64), program_);
-      return kExitUsage;
+      return usage_error("unknown command \"" + flags_.topic.substr(0, 64) + "\" (see '" + program_ + " help')");
     }
     out << topic->help(program_);
     return kExitOk;

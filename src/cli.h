@@ -54,7 +54,13 @@ class CommandLine {
 
   // Parses `args` (without the program name). Returns the exit code when the run ends here (help,
   // --version, a usage error: printed or logged already), else nullopt and command() is set.
-  std::optional<int> parse(std::vector<std::string> args, std::ostream& out);
+  // With `problem`, a usage error is put there instead of logged (check reading a job's args).
+  std::optional<int> parse(std::vector<std::string> args, std::ostream& out, std::string* problem = nullptr);
+
+  // What windowctl refuses in a parsed command line beyond each flag's own syntax (flags that
+  // exclude each other, a command without targets, a malformed selector); empty when none.
+  // The same words whether a user typed them or `check` reads them from a CronJob's args.
+  std::string flags_problem() const;
 
   // The canonical name (an alias such as `suspend` reads `close`).
   const std::string& command() const { return command_; }

@@ -3,13 +3,15 @@
 // what a change would do to it (plan), and a discovery document (kinds). Invariants: nothing
 // throws; an Event and a patch always serialise; a merge patch once applied is visible
 // (patch_visible) and a second decision on the result writes nothing; a discovered version is
-// valid and makes a path.
+// valid and makes a path. The same answers as `check` reads them live (check_online.h): a /version
+// document, a SelfSubjectAccessReview, a target's managedFields; the live rules never throw.
 #include <nlohmann/json.hpp>
 
 #include <chrono>
 #include <cstdint>
 #include <string>
 
+#include "check_online.h"
 #include "event.h"
 #include "fuzz_util.h"
 #include "kinds.h"
@@ -48,6 +50,18 @@ extern "C" int LLVMFuzzerTestOneInput(const std::uint8_t* data, std::size_t size
     FUZZ_CHECK(find_condition(object, "Ready").status == "True");
   }
   (void)quote_reason(metadata_string(object, "name"));
+
+  if (auto v = parse_server_version(object)) FUZZ_CHECK(v->first >= 0 && v->second >= 0 && v->first < 10000 && v->second < 10000);
+  if (auto review = parse_access_review(object)) FUZZ_CHECK(object.at("status").at("allowed") == review->first);
+  LiveFacts facts;
+  facts.server = parse_server_version(object);
+  facts.jobs.push_back({"CronJob/flux-system/close", true, relabel, "Europe/Zurich", {"Kustomization/flux-system/x"}});
+  facts.targets.push_back({"Kustomization/flux-system/x", LiveRead::kFound, "", object});
+  for (const auto& f : check_live(facts)) {
+    FUZZ_CHECK(f.severity == "error" || f.severity == "warning", f.severity);
+    if (f.id == "WC002") FUZZ_CHECK(!relabel && !parent_declaring_suspend(object).empty());
+    (void)render_findings({f}, true);
+  }
 
   EventSpec spec{"WindowClosed", "Normal", "Suspended by windowctl: " + reason, reason.substr(0, 200)};
   json event = make_event(kind, "v1", object, spec, std::chrono::system_clock::time_point{});

@@ -8,6 +8,7 @@
 #include <unistd.h>
 
 #include "check.h"
+#include "check_online.h"
 #include "cli.h"
 #include "client.h"
 #include "commands.h"
@@ -18,7 +19,6 @@
 #include "manifests.h"
 #include "notify.h"
 #include "output.h"
-#include "selector.h"
 #include "sync.h"
 #include "timefmt.h"
 #include "utf8.h"
@@ -58,7 +58,9 @@ int run(int argc, char** argv) {
   }
   setup_logging(f.log_format == "json" ? LogFormat::kJson : LogFormat::kText, f.verbose);
   try {
-    if (command == "check") {
+    // Manifests alone: offline, nothing sent. With targets, or with neither: live (check_online.h).
+    const bool targets_given = !f.args.empty() || !f.names.empty() || !f.targets.empty() || !f.selector.empty() || f.all;
+    if (command == "check" && !f.files.empty() && !targets_given) {
       auto findings = check_objects(parse_manifests(read_manifest_sources(f.files)), std::chrono::system_clock::now());
       std::cout << render_findings(findings, f.output == "json");
       return has_error(findings) ? kExitFailed : 0;
@@ -78,31 +80,10 @@ int run(int argc, char** argv) {
     opt.command = command;
     opt.kind = find_kind(f.kind);
     if (!opt.kind) throw ConfigError("unknown --kind \"" + f.kind + "\": use one of " + kinds_help());
+    if (std::string problem = cli.flags_problem(); !problem.empty()) throw ConfigError(problem);
     // Names as arguments, as flux and kubectl take them, then --kustomizations.
     std::vector<std::string> names = f.args;
     names.insert(names.end(), f.names.begin(), f.names.end());
-    const bool named = !names.empty() || !f.targets.empty();
-    if (opt.command != "status" && !named && f.selector.empty() && !f.all) {
-      throw ConfigError(opt.command + " needs targets: NAME..., --targets KIND/NAME, -l SELECTOR or --all");
-    }
-    // flux ignores --all when names are given; a union with every object is the dangerous reading.
-    if (f.all && (named || !f.selector.empty())) {
-      throw ConfigError("--all selects every object of the kind: give names, --targets or -l instead, not with it");
-    }
-    if (std::string problem = selector_problem(f.selector); !problem.empty()) {
-      throw ConfigError("invalid -l/--selector \"" + f.selector.substr(0, 256) + "\": " + problem);
-    }
-    if (f.all_namespaces) {
-      if (named) throw ConfigError("-A/--all-namespaces selects by -l or --all; a name takes its namespace instead (NAMESPACE/NAME)");
-      if (cli.given("--namespace")) throw ConfigError("-A/--all-namespaces and -n/--namespace exclude each other");
-      if (opt.command != "status" && f.selector.empty() && !f.all) throw ConfigError("-A/--all-namespaces needs -l SELECTOR or --all");
-    }
-    if (f.reason.size() > 1024) throw ConfigError("--reason is longer than 1024 characters");
-    // It is written into annotations and Events, which are JSON: UTF-8 only.
-    if (!valid_utf8(f.reason)) throw ConfigError("--reason is not valid UTF-8");
-    if (f.scheduled && !f.override_for.empty()) {
-      throw ConfigError("--scheduled and --for exclude each other: a scheduled run never sets an override");
-    }
     ClientOptions client_options;
     client_options.request_timeout = duration_flag("--request-timeout", f.request_timeout);
     if (client_options.request_timeout.count() == 0) client_options.request_timeout = std::chrono::hours(24);
@@ -147,6 +128,7 @@ int run(int argc, char** argv) {
     spdlog::debug("using {} at {}", config.origin, config.server);
     opt.identity = config.identity;
     Client client(std::move(config), client_options);
+    if (opt.command == "check") return run_check_online(client, opt, f.files);
     return run_command(client, opt);
   } catch (const ConfigError& e) {
     spdlog::error("{}", e.what());

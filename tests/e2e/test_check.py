@@ -68,7 +68,8 @@ def test_files_and_stdin_combine():
     (["-f", "-"], "kind: A\n  b: [\n", "-: invalid YAML at line"),
     (["-f", "-"], "- 1\n", "-, document 1 is not a Kubernetes object"),
     (["-f", "-"], "metadata: {}\n", "-, document 1 has no kind"),
-    ([], None, "--filename is required"),
+    # Without -f, check goes to the cluster (test_check_online.py): its configuration must read.
+    (["--kubeconfig", "/nonexistent"], None, "cannot read kubeconfig /nonexistent"),
 ])
 def test_bad_input_is_exit_2_with_one_line(args, stdin, message):
     p = check(*args, stdin=stdin)

@@ -176,3 +176,10 @@ def test_version(wctl):
     p = wctl.run("version", "-o", "json", mode="none")
     doc = valid(p, "version")
     assert doc["version"] in wctl.run("version", mode="none").stdout
+
+
+def test_live_check(wctl, api):
+    # A missing target (error) and one held by someone else (warning), against the cluster.
+    suspend_by_someone_else(api, "apps-rw")
+    doc = valid(wctl.run("check", "apps-rw", "nope", "-o", "json"), "check", code=1)
+    assert {(f["id"], f["severity"]) for f in doc["findings"]} >= {("WC012", "error"), ("WC014", "warning")}

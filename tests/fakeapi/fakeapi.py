@@ -55,6 +55,7 @@ def main(argv=None):
     p.add_argument("--tls-max", choices=["1.2", "1.3"], help="highest TLS version accepted (default: 1.3)")
     p.add_argument("--key-type", choices=["rsa", "ec"], default="rsa",
                    help="CA and serving certificate keys: RSA 2048 or ECDSA (P-384 CAs, P-256 server)")
+    p.add_argument("--server-version", help="gitVersion /version reports, e.g. v1.26.3 (default v1.32.0)")
     args = p.parse_args(argv)
 
     os.makedirs(args.dir, exist_ok=True)
@@ -62,6 +63,8 @@ def main(argv=None):
                         reconcile_delay=args.reconcile_delay, key_type=args.key_type,
                         tls_min_version=args.tls_min, tls_max_version=args.tls_max)
     srv.chunked = args.chunked
+    if args.server_version:
+        srv.set_server_version(args.server_version)
     srv.add_user("admin", cluster_admin=True)
     srv.add_user(SA_USER, rules=SA_RULES)
     srv.start(args.port)

@@ -1187,3 +1187,70 @@ def test_standalone_main(tmp_path):
         proc.send_signal(signal.SIGTERM)
         assert proc.wait(timeout=10) == 0
     assert proc.stdout.read() == ""  # logs go to the file, not stdout
+
+
+# --- what `windowctl check` reads live: /version, CronJobs, SelfSubjectAccessReview -----------------
+
+SSAR = "/apis/authorization.k8s.io/v1/selfsubjectaccessreviews"
+
+
+def _review(client, **attrs):
+    return client.req("POST", SSAR, {"apiVersion": "authorization.k8s.io/v1", "kind": "SelfSubjectAccessReview",
+                                     "spec": {"resourceAttributes": attrs}}, "application/json")
+
+
+def test_version_is_configurable(srv, admin):
+    assert admin.get("/version").json["gitVersion"] == "v1.32.0"
+    srv.set_server_version("v1.26.3+k3s1")
+    v = admin.get("/version").json
+    assert (v["gitVersion"], v["major"], v["minor"]) == ("v1.26.3+k3s1", "1", "26")
+
+
+def test_self_subject_access_review_follows_rbac(srv, sa):
+    r = _review(sa, namespace="flux-system", verb="patch", group=G, resource="kustomizations", name="apps-rw")
+    assert r.status == 201
+    assert r.json["kind"] == "SelfSubjectAccessReview" and r.json["status"]["allowed"] is True
+    assert r.json["spec"]["resourceAttributes"]["name"] == "apps-rw"
+    r = _review(sa, namespace="flux-system", verb="delete", group=G, resource="kustomizations", name="apps-rw")
+    assert r.status == 201 and r.json["status"] == {"allowed": False}
+    assert _review(sa, namespace="default", verb="create", group="", resource="events").json["status"]["allowed"] is False
+    assert _review(sa, namespace="flux-system", verb="create", group="", resource="events").json["status"]["allowed"] is True
+    # resourceNames never cover a request without a name, in a review as in a request.
+    token = srv.add_user("named", rules=[{"namespace": "flux-system", "apiGroups": [G], "resources": ["kustomizations"],
+                                          "verbs": ["get", "list"], "resourceNames": ["apps-rw"]}])
+    named = Client(srv, token)
+    assert _review(named, namespace="flux-system", verb="get", group=G, resource="kustomizations",
+                   name="apps-rw").json["status"]["allowed"] is True
+    assert _review(named, namespace="flux-system", verb="list", group=G, resource="kustomizations").json["status"]["allowed"] is False
+
+
+def test_self_subject_access_review_needs_no_grant_but_authentication(srv):
+    # system:basic-user (bound to system:authenticated) allows it to a user with no rules at all ...
+    nobody = Client(srv, srv.add_user("nobody"))
+    r = _review(nobody, namespace="flux-system", verb="get", group=G, resource="kustomizations")
+    assert r.status == 201 and r.json["status"]["allowed"] is False
+    # ... but not to anonymous, and not as GET or without attributes.
+    srv.anonymous_auth = True
+    assert _review(Client(srv), namespace="x", verb="get", resource="pods").status == 403
+    assert nobody.get(SSAR).status == 403  # authorization first: list is not granted
+    r = nobody.req("POST", SSAR, {"kind": "SelfSubjectAccessReview", "spec": {}}, "application/json")
+    assert r.status == 422 and r.json["reason"] == "Invalid"
+
+
+def test_cronjobs_in_batch_v1(srv, admin):
+    assert "batch" in [g["name"] for g in admin.get("/apis").json["groups"]]
+    cj = {"apiVersion": "batch/v1", "kind": "CronJob", "metadata": {"name": "close"},
+          "spec": {"schedule": "0 18 * * *", "timeZone": "Europe/Zurich", "jobTemplate": {"spec": {}}}}
+    r = admin.req("POST", "/apis/batch/v1/namespaces/flux-system/cronjobs", cj, "application/json")
+    assert r.status == 201
+    items = admin.get("/apis/batch/v1/namespaces/flux-system/cronjobs").json
+    assert items["kind"] == "CronJobList" and [i["metadata"]["name"] for i in items["items"]] == ["close"]
+    assert "kind" not in items["items"][0]  # a built-in kind's LIST leaves it out of the items
+    assert items["items"][0]["spec"]["timeZone"] == "Europe/Zurich"
+
+
+def test_parent_apply_records_kustomize_controller_owning_spec_suspend(srv):
+    srv.parent_apply("flux-system", "apps-rw", {"spec": {"suspend": False}})
+    managed = srv.get("kustomizations", "flux-system", "apps-rw")["metadata"]["managedFields"]
+    owners = [e for e in managed if e["manager"] == "kustomize-controller" and "f:suspend" in e["fieldsV1"].get("f:spec", {})]
+    assert owners and owners[0]["operation"] == "Apply"

@@ -322,6 +322,20 @@ kinds({"apiVersion": "notification.toolkit.fluxcd.io/v1beta3", "kind": "Alert",
        "spec": {"eventSources": [{"kind": "Kustomization", "name": "*"}], "providerRef": {"name": "slack"}}},
       kind="Alert", token="t1", action=0)
 
+# What `check` reads live (check_online.h): /version, a SelfSubjectAccessReview answer, a target
+# whose spec.suspend its parent Kustomization applies.
+kinds({"major": "1", "minor": "26+", "gitVersion": "v1.26.3+k3s1", "platform": "linux/amd64"})
+kinds({"major": "1", "minor": "32", "gitVersion": "v1.32.0-eks-4096"}, relabel=True)
+kinds({"kind": "SelfSubjectAccessReview", "apiVersion": "authorization.k8s.io/v1", "metadata": {"creationTimestamp": None},
+       "spec": {"resourceAttributes": {"namespace": "flux-system", "verb": "patch", "group": "kustomize.toolkit.fluxcd.io",
+                                       "resource": "kustomizations", "name": "apps-rw"}},
+       "status": {"allowed": False, "reason": "no RBAC policy matched"}})
+kinds({**KS, "metadata": {"name": "apps-rw", "namespace": "flux-system",
+                          "labels": {"kustomize.toolkit.fluxcd.io/name": "flux-system", "kustomize.toolkit.fluxcd.io/namespace": "flux-system"},
+                          "managedFields": [{"manager": "kustomize-controller", "operation": "Apply", "apiVersion": "kustomize.toolkit.fluxcd.io/v1",
+                                             "fieldsType": "FieldsV1", "fieldsV1": {"f:spec": {"f:suspend": {}, "f:path": {}}}}]},
+       "spec": {"suspend": True}})
+
 
 # --- resolve: a LIST page --------------------------------------------------------------------
 def page(items, token=""):

@@ -41,11 +41,21 @@ def _resource_match(patterns, resource, subresource):
     return False
 
 
+# The default ClusterRole system:basic-user, bound to the group system:authenticated by the
+# default ClusterRoleBinding of the same name: every authenticated user may ask what it may do.
+BASIC_USER_RULES = [
+    {"namespace": "*", "apiGroups": ["authorization.k8s.io"],
+     "resources": ["selfsubjectaccessreviews", "selfsubjectrulesreviews"], "verbs": ["create"]},
+    {"namespace": "*", "apiGroups": ["authentication.k8s.io"], "resources": ["selfsubjectreviews"], "verbs": ["create"]},
+]
+
+
 def allowed(user, verb, group, resource, subresource, namespace, name, extra_rules=()):
     """RBAC semantics: any rule grants; namespace '*' stands for a ClusterRole binding."""
     if user.cluster_admin:
         return True
-    for rule in list(user.rules) + list(extra_rules):
+    basic = BASIC_USER_RULES if user.name != "system:anonymous" else []
+    for rule in list(user.rules) + list(extra_rules) + basic:
         ns = rule.get("namespace", "*")
         if ns != "*" and ns != namespace:
             continue

@@ -141,6 +141,9 @@ def core_types():
             "involvedObject.apiVersion", "involvedObject.resourceVersion", "involvedObject.fieldPath",
             "reason", "reportingComponent", "source", "type"]),
         core("configmaps", "configmap", "ConfigMap", True, ["cm"]),
+        # batch/v1, stored as sent (no schema): enough for clients that list window CronJobs.
+        ResourceType("batch", "cronjobs", "cronjob", "CronJob", True, {"v1": Version("v1", status=True)}, "v1",
+                     short_names=["cj"], categories=["all"], is_crd=False),
     ]
 
 

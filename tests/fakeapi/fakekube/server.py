@@ -468,7 +468,7 @@ class _Handler(http.server.BaseHTTPRequestHandler):
             return self._respond(200, b"ok", "text/plain; charset=utf-8")
         self._api_request = True
         if path == "/version":
-            return self._send_obj(200, VERSION_INFO)
+            return self._send_obj(200, fake.version_info)
         if path == "/api":
             return self._send_obj(200, {"kind": "APIVersions", "versions": ["v1"], "serverAddressByClientCIDRs": [
                 {"clientCIDR": "0.0.0.0/0", "serverAddress": f"127.0.0.1:{fake.port}"}]})
@@ -501,6 +501,12 @@ class _Handler(http.server.BaseHTTPRequestHandler):
         if not rbac.allowed(user, verb, group, resource, sub, ns, authz_name, fake.bound_rules(user.name)):
             raise errors.forbidden(group, resource, name, rbac.forbidden_message(
                 user.name, verb, group, resource, sub, ns, name))
+        if (group, resource) == ("authorization.k8s.io", "selfsubjectaccessreviews") and version == "v1":
+            if ns is not None or name is not None or info["extra"]:
+                raise errors.no_route()
+            if self.command != "POST":
+                raise errors.method_not_allowed()
+            return self._send_obj(201, self._self_subject_access_review(user, self._record["body"]))
         rtype = store.type_for(group, resource)
         if rtype is None or version not in rtype.versions or info["extra"]:
             raise errors.no_route()
@@ -590,6 +596,30 @@ class _Handler(http.server.BaseHTTPRequestHandler):
                                     query.get("fieldSelector", ""), dry_run)
             return self._send_obj(200, {"kind": "Status", "apiVersion": "v1", "metadata": {}, "status": "Success"})
         raise errors.method_not_allowed()
+
+    def _self_subject_access_review(self, user, body):
+        """authorization.k8s.io/v1 SelfSubjectAccessReview: the spec echoed back with
+        status.allowed as RBAC decides for the caller (a denial has no reason, as RBAC alone gives none)."""
+        try:
+            review = json.loads(body or b"null")
+        except ValueError as e:
+            raise errors.bad_request(f"couldn't get version/kind; json parse error: {e}")
+        spec = (review or {}).get("spec") if isinstance(review, dict) else None
+        attrs = (spec or {}).get("resourceAttributes")
+        non_resource = isinstance((spec or {}).get("nonResourceAttributes"), dict)
+        if isinstance(attrs, dict) == non_resource:
+            raise ApiError(422, 'SelfSubjectAccessReview.authorization.k8s.io "" is invalid: spec.resourceAttributes: '
+                                'Invalid value: "null": exactly one of nonResourceAttributes or resourceAttributes must be specified',
+                           details={"group": "authorization.k8s.io", "kind": "SelfSubjectAccessReview", "causes": []})
+        status = {"allowed": False}
+        if isinstance(attrs, dict):
+            ok = rbac.allowed(user, attrs.get("verb", ""), attrs.get("group", ""), attrs.get("resource", ""),
+                              attrs.get("subresource") or None, attrs.get("namespace", ""), attrs.get("name") or None,
+                              self.server.fake.bound_rules(user.name))
+            if ok:
+                status = {"allowed": True, "reason": "RBAC: allowed by the fake's rules"}
+        return {"kind": "SelfSubjectAccessReview", "apiVersion": "authorization.k8s.io/v1",
+                "metadata": {"creationTimestamp": None}, "spec": spec, "status": status}
 
     def _decode_body(self, body, rtype):
         ctype = self.headers.get("Content-Type", "application/json").split(";")[0].strip().lower()
@@ -714,6 +744,7 @@ class FakeApiServer:
         self.progressing_phase = True
         self.chunked = False
         self.anonymous_auth = False
+        self.version_info = dict(VERSION_INFO)  # what /version answers; set_server_version() changes it
         self._lock = threading.Lock()
         self._requests = []
         self._handshakes = 0
@@ -856,6 +887,12 @@ class FakeApiServer:
             self._tls_log.clear()
         with self.store.lock:
             self.store.writes = 0
+
+    def set_server_version(self, git_version):
+        """Report another Kubernetes version on /version, e.g. "v1.26.3" (major/minor follow)."""
+        m = re.match(r"v(\d+)\.(\d+)", git_version)
+        self.version_info = dict(VERSION_INFO, gitVersion=git_version,
+                                 major=m.group(1) if m else "", minor=m.group(2) if m else "")
 
     # --- users ---------------------------------------------------------------------------------
 

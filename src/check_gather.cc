@@ -1,0 +1,278 @@
+// The I/O half of `windowctl check` against the cluster (check_online.h): reads the server's
+// version, the window CronJobs (or the flags' targets), each target and the caller's access,
+// into a LiveFacts for check_live. Reads only, except the SelfSubjectAccessReviews, which the
+// server answers without storing anything. No failure stops the rest: each becomes a fact.
+#include <spdlog/spdlog.h>
+
+#include <functional>
+#include <iostream>
+#include <map>
+#include <set>
+
+#include "api_error.h"
+#include "check_model.h"
+#include "check_online.h"
+#include "json_read.h"
+#include "kinds.h"
+#include "manifests.h"
+#include "output.h"
+#include "targets.h"
+
+namespace windowctl {
+
+using nlohmann::json;
+
+namespace {
+
+// What one window job (or the check's own target flags) asks of the cluster.
+struct JobSpec {
+  LiveJob live;
+  bool review = true;                 // ask about the caller's access: it is the job's ServiceAccount
+  const KindAdapter* kind = nullptr;  // of the selection
+  std::string ns;                     // of the selection
+  std::string selector;
+  bool select = false;  // -l or --all
+  std::vector<Target> named;  // each with its kind
+};
+
+class Gatherer {
+ public:
+  explicit Gatherer(Client& client) : client_(client) {}
+
+  LiveFacts gather(const CommandOptions& opt) {
+    if (!opt.api_version.empty()) versions_[opt.kind] = opt.api_version;  // --api-version: of --kind, not discovered
+    try {
+      json v = client_.call("GET", "/version");
+      facts_.server = parse_server_version(v);
+      facts_.server_text = printable(string_at(v, "gitVersion"), 64);
+    } catch (const std::exception& e) {
+      rethrow_tls(e);
+      spdlog::warn("{}", "/version: " + error_summary(e) + " (WC011 not checked)");
+    }
+    bool flags = !opt.names.empty() || !opt.kind_targets.empty() || !opt.selector.empty() || opt.all;
+    std::vector<JobSpec> specs = flags ? std::vector<JobSpec>{from_flags(opt)} : from_cronjobs(opt.ns);
+    for (auto& spec : specs) {
+      for (const auto& t : spec.named) spec.live.targets.push_back(read_target(*t.kind, t.ns, t.name));
+      if (spec.select) select(spec);
+      if (spec.review) review_access(spec);
+      facts_.jobs.push_back(std::move(spec.live));
+    }
+    return std::move(facts_);
+  }
+
+ private:
+  static LiveRead read_of(const std::string& error) {
+    return error.starts_with("forbidden") ? LiveRead::kForbidden : LiveRead::kFailed;
+  }
+  static void rethrow_tls(const std::exception& e) {
+    if (auto* t = dynamic_cast<const TransportError*>(&e); t && refused_by_tls(*t)) rethrow_verify_as_config(*t);
+  }
+
+  JobSpec from_flags(const CommandOptions& opt) {
+    JobSpec spec;
+    spec.kind = opt.kind;
+    spec.ns = opt.ns;
+    spec.selector = opt.selector;
+    spec.select = !opt.selector.empty() || opt.all;
+    spec.named = parse_targets(opt.names, opt.ns);
+    for (auto& t : spec.named) t.kind = opt.kind;
+    auto others = parse_kind_targets(opt.kind_targets, opt.ns);
+    spec.named.insert(spec.named.end(), others.begin(), others.end());
+    return spec;
+  }
+
+  std::vector<JobSpec> from_cronjobs(const std::string& ns) {
+    std::vector<json> cronjobs;
+    std::string error;
+    list_all("/apis/batch/v1/namespaces/" + ns + "/cronjobs?limit=500", error, [&](json&& item) {
+      item["kind"] = "CronJob";  // a LIST of a built-in kind leaves it out of its items
+      item["apiVersion"] = "batch/v1";
+      cronjobs.push_back(std::move(item));
+    });
+    if (!error.empty()) facts_.targets.push_back({"CronJobs in " + ns, read_of(error), error, nullptr});
+    Manifests m = index_manifests(cronjobs);
+    if (m.jobs.empty() && error.empty()) {
+      spdlog::warn("{}", "no window CronJobs (running windowctl open, close or sync) in namespace " + ns + ": nothing to check live");
+    }
+    std::vector<JobSpec> specs;
+    for (const auto& job : m.jobs) {
+      JobSpec spec;
+      spec.live.key = job.key;
+      spec.live.windowing = job.windowing();
+      spec.live.relabel = job.relabel;
+      spec.live.time_zone = job.time_zone;
+      // A review answers for the caller: about the job only when check runs as its ServiceAccount.
+      std::string runs_as = "system:serviceaccount:" + job.ns + ":" + job.service_account;
+      spec.review = client_.config().identity == runs_as;
+      if (!spec.review) {
+        spdlog::info("{}", job.key + ": permissions not checked (WC015): it runs as " + runs_as + ", check as " +
+                               printable(client_.config().identity, 256) + "; run check as that ServiceAccount");
+      }
+      spec.kind = find_kind(job.kind);
+      spec.ns = job.target_ns;
+      spec.selector = job.selector;
+      spec.select = spec.kind && (job.has_selector || job.all);
+      for (const auto& key : job.targets) {  // Kind/ns/name: the named ones (the input holds no targets to select)
+        auto a = key.find('/'), b = key.rfind('/');
+        if (const KindAdapter* kind = find_kind(key.substr(0, a)); kind && a != b) {
+          spec.named.push_back(Target{key.substr(a + 1, b - a - 1), key.substr(b + 1), kind});
+        }
+      }
+      specs.push_back(std::move(spec));
+    }
+    return specs;
+  }
+
+  // The version windowctl speaks for a kind; "" when the cluster does not serve it.
+  std::string version(const KindAdapter& kind) {
+    auto [it, fresh] = versions_.try_emplace(&kind);
+    if (fresh) {
+      try {
+        it->second = choose_version(kind, client_.call("GET", group_path(kind)));
+      } catch (const std::exception& e) {
+        rethrow_tls(e);
+        spdlog::warn("{}", group_path(kind) + ": " + error_summary(e));
+      }
+    }
+    return it->second;
+  }
+
+  // Reads one target once, however many jobs name it; returns its key.
+  std::string read_target(const KindAdapter& kind, const std::string& ns, const std::string& name, const json* listed = nullptr) {
+    std::string key = object_key(std::string(kind.kind), ns, name);
+    if (!seen_.insert(key).second) return key;
+    LiveTarget t{key, LiveRead::kFound, {}, nullptr};
+    std::string v = version(kind);
+    if (listed) {
+      t.object = *listed;
+    } else if (!valid_namespace(ns) || !valid_object_name(name)) {
+      t.read = LiveRead::kNotFound;  // no object can have that name
+    } else if (v.empty()) {
+      t.read = LiveRead::kFailed;
+      t.error = std::string(kind.kind) + " is not served by this cluster (is Flux installed?)";
+    } else {
+      try {
+        t.object = client_.call("GET", object_path(kind, v, ns, name));
+      } catch (const ApiError& e) {
+        t.read = e.code() == 404 ? LiveRead::kNotFound : e.code() == 403 ? LiveRead::kForbidden : LiveRead::kFailed;
+        t.error = e.summary();
+      } catch (const std::exception& e) {
+        rethrow_tls(e);
+        t.read = LiveRead::kFailed;
+        t.error = error_summary(e);
+      }
+    }
+    if (t.read == LiveRead::kNotFound) missing_.insert(key);
+    facts_.targets.push_back(std::move(t));
+    return key;
+  }
+
+  // Every page of a LIST, item by item; a failure ends it with `error` set.
+  void list_all(const std::string& base, std::string& error, const std::function<void(json&&)>& each) {
+    std::string cont;
+    try {
+      do {
+        std::string text = client_.fetch("GET", cont.empty() ? base : base + "&continue=" + http::query_escape(cont), nullptr,
+                                         "application/json", kMaxPageBytes);
+        json page = json_depth(text) > kMaxJsonDepth ? json() : json::parse(text, nullptr, false);
+        auto items = page.is_object() ? page.find("items") : page.end();
+        if (items == page.end() || !items->is_array()) throw std::runtime_error("bad response: the LIST answer has no list of items");
+        for (auto& item : *items) if (item.is_object()) each(std::move(item));
+        const json* meta = field(page, "metadata");
+        cont = meta ? string_at(*meta, "continue") : "";
+      } while (!cont.empty());
+    } catch (const std::exception& e) {
+      rethrow_tls(e);
+      error = error_summary(e);
+    }
+  }
+
+  void select(JobSpec& spec) {
+    std::string v = version(*spec.kind);
+    std::string what = std::string(spec.kind->kind) + "s in " + spec.ns;
+    if (v.empty() || !valid_namespace(spec.ns)) {
+      facts_.targets.push_back({what, LiveRead::kFailed, std::string(spec.kind->kind) + " is not served by this cluster", nullptr});
+      return;
+    }
+    std::string base = collection_path(*spec.kind, v, spec.ns) + "?limit=500";
+    if (!spec.selector.empty()) base += "&labelSelector=" + http::query_escape(spec.selector);
+    std::string error;
+    list_all(base, error, [&](json&& item) {
+      spec.live.targets.push_back(read_target(*spec.kind, spec.ns, name_of(item), &item));
+    });
+    if (error.empty()) return;
+    facts_.targets.push_back({what, read_of(error), error, nullptr});
+    spec.live.targets.push_back(what);
+  }
+
+  // What the job's command needs: get and patch on each target, create events beside it, and
+  // list where it selects.
+  void review_access(const JobSpec& spec) {
+    const std::string& job = spec.live.key;
+    std::set<std::string> event_namespaces;
+    for (const auto& key : spec.live.targets) {
+      auto a = key.find('/'), b = key.rfind('/');
+      const KindAdapter* kind = find_kind(key.substr(0, a));
+      if (!kind || a == b || missing_.count(key)) continue;  // WC012 says enough
+      std::string ns = key.substr(a + 1, b - a - 1), name = key.substr(b + 1);
+      for (const char* verb : {"get", "patch"}) review(job.empty() ? key : job, verb, *kind, ns, name);
+      event_namespaces.insert(ns);
+    }
+    if (spec.select) review(job.empty() ? object_key("Namespace", "", spec.ns) : job, "list", *spec.kind, spec.ns, "");
+    for (const auto& ns : event_namespaces) {
+      ask(job.empty() ? object_key("Namespace", "", ns) : job, "create", "", "events", ns, "");
+    }
+  }
+
+  void review(const std::string& object, const char* verb, const KindAdapter& kind, const std::string& ns, const std::string& name) {
+    ask(object, verb, std::string(kind.group), std::string(kind.plural), ns, name);
+  }
+
+  void ask(const std::string& object, const std::string& verb, const std::string& group, const std::string& resource,
+           const std::string& ns, const std::string& name) {
+    if (!asked_.insert(object + '\n' + verb + '\n' + group + '\n' + resource + '\n' + ns + '\n' + name).second) return;
+    AccessReview r{object, verb, group, resource, ns, name, std::nullopt, {}, {}};
+    json body;  // assignments, not an initializer list: a quarter of the code
+    body["apiVersion"] = "authorization.k8s.io/v1";
+    body["kind"] = "SelfSubjectAccessReview";
+    json& attrs = body["spec"]["resourceAttributes"];
+    attrs["namespace"] = ns;
+    attrs["verb"] = verb;
+    attrs["group"] = group;
+    attrs["resource"] = resource;
+    if (!name.empty()) attrs["name"] = name;
+    try {
+      auto answer = parse_access_review(client_.call("POST", "/apis/authorization.k8s.io/v1/selfsubjectaccessreviews", &body));
+      if (answer) {
+        r.allowed = answer->first;
+        r.reason = printable(answer->second, 512);
+      } else {
+        r.error = "bad response: the review has no status.allowed";
+      }
+    } catch (const std::exception& e) {
+      rethrow_tls(e);
+      r.error = error_summary(e);
+    }
+    facts_.reviews.push_back(std::move(r));
+  }
+
+  Client& client_;
+  LiveFacts facts_;
+  std::map<const KindAdapter*, std::string> versions_;
+  std::set<std::string> seen_, missing_;
+  std::set<std::string> asked_;
+};
+
+}  // namespace
+
+int run_check_online(Client& client, const CommandOptions& options, const std::vector<std::string>& files) {
+  std::vector<Finding> findings;
+  if (!files.empty()) findings = check_objects(parse_manifests(read_manifest_sources(files)), std::chrono::system_clock::now());
+  auto live = check_live(Gatherer(client).gather(options));
+  findings.insert(findings.end(), live.begin(), live.end());
+  sort_findings(findings);
+  std::cout << render_findings(findings, options.output == OutputFormat::kJson);
+  return has_error(findings) ? 1 : 0;
+}
+
+}  // namespace windowctl

@@ -1,0 +1,170 @@
+"""windowctl check against the cluster (the fake API server with the real Flux CRDs): each live
+rule fires on a bad setup and stays silent on a good one; one failing target never stops the
+rest; the window CronJobs are found by listing batch/v1 CronJobs; permissions come from
+SelfSubjectAccessReview, asked only when check runs as the job's own ServiceAccount."""
+import json
+
+import pytest
+
+from e2e_util import REPO, SA_USER
+
+LABELS = {"kustomize.toolkit.fluxcd.io/name": "flux-system", "kustomize.toolkit.fluxcd.io/namespace": "flux-system"}
+# What check needs beyond the job's own Role to find the jobs when it runs as their ServiceAccount.
+LIST_CRONJOBS = {"kind": "Role", "metadata": {"namespace": "flux-system"},
+                 "rules": [{"apiGroups": ["batch"], "resources": ["cronjobs"], "verbs": ["list"]}]}
+
+
+def cronjob(api, name, args, sa="windowctl", zone=None, suspend=False):
+    spec = {"schedule": "0 18 * * *", "suspend": suspend, "jobTemplate": {"spec": {"template": {"spec": {
+        "serviceAccountName": sa, "restartPolicy": "Never",
+        "containers": [{"name": "windowctl", "image": "ghcr.io/example/windowctl:1", "args": args}]}}}}}
+    if zone:
+        spec["timeZone"] = zone
+    api.put("cronjobs", "flux-system", name, {"apiVersion": "batch/v1", "kind": "CronJob", "spec": spec})
+
+
+def check(wctl, *args, mode="in-cluster"):
+    extra = ["--kubeconfig", wctl.kubeconfig("admin")] if mode == "admin" else []
+    proc = wctl.run("check", *args, *extra, "-o", "json", mode="kubeconfig" if mode == "admin" else "in-cluster")
+    found = json.loads(proc.stdout)["findings"]
+    assert proc.returncode == (1 if any(f["severity"] == "error" for f in found) else 0), proc.stderr
+    return proc, found
+
+
+def ids(found):
+    return [(f["id"], f["object"]) for f in found]  # in the order check prints them: by object
+
+
+@pytest.fixture
+def setup(api, wctl):
+    api.add_user("admin", cluster_admin=True)
+    api.load_role(SA_USER, LIST_CRONJOBS)
+    return api, wctl
+
+
+def reviews(api):
+    return [json.loads(r["body"])["spec"]["resourceAttributes"] for r in api.requests
+            if r["path"].endswith("/selfsubjectaccessreviews")]
+
+
+def test_clean_cluster_finds_nothing_and_really_asked(setup):
+    api, wctl = setup
+    cronjob(api, "close", ["close", "--kustomizations", "apps-rw,apps-rt", "--relabel"], zone="Europe/Zurich")
+    cronjob(api, "unrelated", ["echo"])
+    proc, found = check(wctl)
+    assert found == [] and json.loads(proc.stdout) == {"command": "check", "findings": []}
+    asked = {(r["verb"], r["resource"], r.get("name", "")) for r in reviews(api)}
+    assert asked == {("get", "kustomizations", "apps-rw"), ("patch", "kustomizations", "apps-rw"),
+                     ("get", "kustomizations", "apps-rt"), ("patch", "kustomizations", "apps-rt"), ("create", "events", "")}
+    # The text form prints nothing at all when clean.
+    assert wctl.run("check").stdout == ""
+
+
+def test_no_window_jobs_says_so(setup):
+    api, wctl = setup
+    proc, found = check(wctl)
+    assert found == [] and "no window CronJobs" in proc.stderr
+
+
+def test_wc011_time_zone_on_a_server_older_than_1_27(setup):
+    api, wctl = setup
+    cronjob(api, "close", ["close", "--kustomizations", "apps-rw"], zone="Europe/Zurich")
+    _, found = check(wctl)
+    assert found == []
+    api.set_server_version("v1.26.3")
+    _, found = check(wctl)
+    assert ids(found) == [("WC011", "CronJob/flux-system/close")]
+    assert "v1.26.3" in found[0]["message"] and found[0]["severity"] == "error"
+
+
+def test_wc012_missing_and_wc013_unreadable_and_the_rest_still_checked(setup):
+    api, wctl = setup
+    cronjob(api, "close", ["close", "--kustomizations", "missing,apps-rt,apps-rw", "--relabel"])
+    api.add_fault("GET", r"/kustomizations/apps-rt$", count=None, status=403)
+    api.put("kustomizations", "flux-system", "apps-rw", {**api.get("kustomizations", "flux-system", "apps-rw"),
+                                                         "spec": {**api.get("kustomizations", "flux-system", "apps-rw")["spec"], "suspend": True}})
+    proc, found = check(wctl)
+    assert ids(found) == [("WC013", "Kustomization/flux-system/apps-rt"), ("WC014", "Kustomization/flux-system/apps-rw"),
+                          ("WC012", "Kustomization/flux-system/missing")]
+    by_id = {f["id"]: f for f in found}
+    assert "forbidden" in by_id["WC013"]["message"] and by_id["WC012"]["severity"] == "error"
+    assert "a target of CronJob/flux-system/close" in by_id["WC012"]["message"]
+
+
+def test_wc014_held_with_the_adopt_hint_and_not_once_windowctl_closed_it(setup):
+    api, wctl = setup
+    cronjob(api, "close", ["close", "--kustomizations", "apps-rw"])
+    obj = api.get("kustomizations", "flux-system", "apps-rw")
+    api.put("kustomizations", "flux-system", "apps-rw", {**obj, "spec": {**obj["spec"], "suspend": True}})
+    proc, found = check(wctl)
+    assert ids(found) == [("WC014", "Kustomization/flux-system/apps-rw")] and proc.returncode == 0
+    assert "windowctl adopt --targets Kustomization/flux-system/apps-rw" in found[0]["message"]
+    assert wctl.run("adopt", "--kustomizations", "apps-rw").returncode == 0
+    assert check(wctl)[1] == []
+
+
+def test_wc002_parent_declares_spec_suspend_without_relabel(setup):
+    api, wctl = setup
+    cronjob(api, "close", ["close", "--kustomizations", "apps-rw"])
+    _, found = check(wctl)
+    assert found == []
+    assert api.parent_apply("flux-system", "apps-rw", {"metadata": {"labels": LABELS}, "spec": {"suspend": False}})
+    _, found = check(wctl)
+    assert ids(found) == [("WC002", "CronJob/flux-system/close")]
+    assert "Kustomization flux-system/flux-system" in found[0]["message"] and "--relabel" in found[0]["message"]
+    cronjob(api, "close", ["close", "--kustomizations", "apps-rw", "--relabel"])
+    assert check(wctl)[1] == []
+
+
+def test_wc015_denied_verbs_when_run_as_the_job_service_account(setup, tmp_path):
+    api, wctl = setup
+    user = "system:serviceaccount:flux-system:limited"
+    api.add_user(user, rules=[{"namespace": "flux-system", "apiGroups": ["kustomize.toolkit.fluxcd.io"],
+                               "resources": ["kustomizations"], "verbs": ["get", "list"]},
+                              {"namespace": "flux-system", "apiGroups": ["batch"], "resources": ["cronjobs"], "verbs": ["list"]}])
+    sa_dir = api.write_service_account_dir(str(tmp_path / "limited-sa"), user)
+    cronjob(api, "sync", ["sync", "-l", "window=rw", "--relabel", "--window", "0 2 * * * for 1h"], sa="limited")
+    proc = wctl.run("check", "-o", "json", extra_env={"WINDOWCTL_SERVICE_ACCOUNT_DIR": sa_dir})
+    found = json.loads(proc.stdout)["findings"]
+    assert proc.returncode == 1
+    messages = sorted(f["message"] for f in found if f["id"] == "WC015")
+    assert all(f["object"] == "CronJob/flux-system/sync" and f["severity"] == "error" for f in found)
+    assert any("may not patch kustomizations.kustomize.toolkit.fluxcd.io named apps-rw in namespace flux-system" in m for m in messages)
+    assert any("may not create events in namespace flux-system" in m for m in messages)
+    assert len(messages) == 2  # get and list (for -l) are granted
+    # The same job checked by someone else: its permissions are not guessed from the caller's.
+    proc, found = check(wctl, mode="admin")
+    assert found == [] and "permissions not checked (WC015)" in proc.stderr
+
+
+def test_cronjobs_unreadable_is_a_finding_not_a_crash(api, wctl):
+    cronjob(api, "close", ["close", "--kustomizations", "apps-rw"])
+    proc, found = check(wctl)  # the SA may not list CronJobs
+    assert ids(found) == [("WC013", "CronJobs in flux-system")]
+    assert "forbidden" in found[0]["message"]
+
+
+def test_target_flags_check_those_targets_and_with_f_the_files_too(setup):
+    api, wctl = setup
+    proc, found = check(wctl, "--kustomizations", "apps-rw,nope", "--targets", "HelmRelease/podinfo", mode="admin")
+    assert ids(found) == [("WC012", "Kustomization/flux-system/nope")]
+    assert {r.get("name") for r in reviews(api) if r["verb"] == "patch"} == {"apps-rw", "podinfo"}
+    bad = str(REPO / "tests" / "testdata" / "check" / "WC001-bad")
+    proc, found = check(wctl, "--kustomizations", "apps-rw", "-f", bad, mode="admin")
+    assert [f["id"] for f in found] == ["WC001"]
+    # -f alone stays offline: no request at all.
+    api.reset_stats()
+    assert wctl.run("check", "-f", bad, "--kubeconfig", "/nonexistent").returncode == 1
+    assert api.requests == []
+
+
+def test_target_flags_as_a_limited_user_name_the_denied_verb(setup):
+    api, wctl = setup
+    token = api.add_user("reader", rules=[{"namespace": "*", "apiGroups": ["kustomize.toolkit.fluxcd.io"],
+                                           "resources": ["kustomizations"], "verbs": ["get", "list"]}])
+    path = wctl.kubeconfig_for("reader-kubeconfig", {"token": token}, namespace="flux-system")
+    proc = wctl.run("check", "-l", "window=rw", "--kubeconfig", path, "-o", "json", mode="kubeconfig")
+    found = json.loads(proc.stdout)["findings"]
+    assert proc.returncode == 1
+    assert sorted((f["id"], f["object"]) for f in found) == [
+        ("WC015", "Kustomization/flux-system/apps-rw"), ("WC015", "Namespace/flux-system")]
