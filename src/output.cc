@@ -233,12 +233,15 @@ std::string render_schedule(const Schedule& schedule, SysTime at, int count, Out
     out += "closed: no window opens within the next 5 years\n";
   }
   if (windows.empty()) return out;
-  // The local columns name their zone: the same instants read differently elsewhere.
+  // The local columns name their zone: the same instants read differently elsewhere. A zone
+  // that is always UTC would repeat the UTC columns; it has none of its own.
+  const bool local_columns = zone.min_offset().count() != 0 || zone.max_offset().count() != 0;
   const std::string local = " (" + zone.name() + ")";
-  std::vector<std::vector<std::string>> table = {{"START" + local, "END" + local, "START (UTC)", "END (UTC)", "LENGTH"}};
+  std::vector<std::vector<std::string>> table = {{"START (UTC)", "END (UTC)", "LENGTH"}};
+  if (local_columns) table[0].insert(table[0].begin(), {"START" + local, "END" + local});
   for (const auto& w : windows) {
-    table.push_back({format_local(w.start, zone), format_local(w.end, zone), rfc3339(w.start), rfc3339(w.end),
-                     human_until(std::chrono::floor<std::chrono::seconds>(w.end - w.start))});
+    table.push_back({rfc3339(w.start), rfc3339(w.end), human_until(std::chrono::floor<std::chrono::seconds>(w.end - w.start))});
+    if (local_columns) table.back().insert(table.back().begin(), {format_local(w.start, zone), format_local(w.end, zone)});
   }
   out += "\n";
   std::vector<std::size_t> width(table[0].size(), 0);
