@@ -265,9 +265,9 @@ class Gatherer {
 
 }  // namespace
 
-int run_check_online(Client& client, const CommandOptions& options, const std::vector<std::string>& files) {
+int run_check_online(Client& client, const CommandOptions& options, const std::vector<std::string>& files, SysTime at) {
   std::vector<Finding> findings;
-  if (!files.empty()) findings = check_objects(parse_manifests(read_manifest_sources(files)), std::chrono::system_clock::now());
+  if (!files.empty()) findings = check_objects(parse_manifests(read_manifest_sources(files)), at);
   auto live = check_live(Gatherer(client).gather(options));
   findings.insert(findings.end(), live.begin(), live.end());
   sort_findings(findings);

@@ -70,6 +70,7 @@ std::vector<Finding> check_live(const LiveFacts& facts);
 // The check command: offline rules over `files` (if any) plus the live rules over the targets
 // the options name, or, without targets, over every window CronJob in options.ns. Prints the
 // findings; returns the exit code (1 when any error, else 0).
-int run_check_online(Client& client, const CommandOptions& options, const std::vector<std::string>& files);
+// `at`: the instant the offline rules over `files` evaluate windows from (check --at).
+int run_check_online(Client& client, const CommandOptions& options, const std::vector<std::string>& files, SysTime at);
 
 }  // namespace windowctl

@@ -228,6 +228,8 @@ CommandLine::CommandLine(std::string program) : program_(std::move(program)), ap
   check->add_option("-f,--filename", f.files, "Manifests: a YAML file, a directory (its *.yaml, *.yml) or - (stdin), repeatable")
       ->type_name("PATH");
   add_targets(check, f, false);
+  check->add_option("--at", f.at, "Evaluate windows from this RFC 3339 instant instead of now (the same findings every run)")
+      ->type_name("TIME");
   check->footer(examples(p, {{"What flux build would apply (offline)", "check -f <(flux build kustomization flux-system --path ./clusters/prod)"},
                              {"A kustomize overlay (offline)", "check -f <(kubectl kustomize clusters/prod)"},
                              {"Every window CronJob in flux-system, against the cluster", "check"},

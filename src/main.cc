@@ -60,19 +60,22 @@ int run(int argc, char** argv) {
   try {
     // Manifests alone: offline, nothing sent. With targets, or with neither: live (check_online.h).
     const bool targets_given = !f.args.empty() || !f.names.empty() || !f.targets.empty() || !f.selector.empty() || f.all;
+    SysTime at = std::chrono::system_clock::now();
+    if (!f.at.empty()) {
+      auto parsed = parse_rfc3339(f.at);
+      if (!parsed) throw ConfigError("invalid --at \"" + f.at + "\": it " + rfc3339_problem(f.at));
+      at = *parsed;
+    }
     if (command == "check" && !f.files.empty() && !targets_given) {
-      auto findings = check_objects(parse_manifests(read_manifest_sources(f.files)), std::chrono::system_clock::now());
+      const auto objects = parse_manifests(read_manifest_sources(f.files));
+      auto findings = check_objects(objects, at);
       std::cout << render_findings(findings, f.output == "json");
+      // Silence would not tell a user whether check read what they meant it to read.
+      if (findings.empty()) spdlog::info("no findings in {} object{}", objects.size(), objects.size() == 1 ? "" : "s");
       return has_error(findings) ? kExitFailed : 0;
     }
     Schedule schedule_flags = parse_schedule({f.windows, f.denies, f.freezes});
     if (command == "schedule") {
-      SysTime at = std::chrono::system_clock::now();
-      if (!f.at.empty()) {
-        auto parsed = parse_rfc3339(f.at);
-        if (!parsed) throw ConfigError("invalid --at \"" + f.at + "\": it " + rfc3339_problem(f.at));
-        at = *parsed;
-      }
       std::cout << render_schedule(schedule_flags, at, f.count, f.output == "json" ? OutputFormat::kJson : OutputFormat::kText);
       return 0;
     }
@@ -128,7 +131,7 @@ int run(int argc, char** argv) {
     spdlog::debug("using {} at {}", config.origin, config.server);
     opt.identity = config.identity;
     Client client(std::move(config), client_options);
-    if (opt.command == "check") return run_check_online(client, opt, f.files);
+    if (opt.command == "check") return run_check_online(client, opt, f.files, at);
     return run_command(client, opt);
   } catch (const ConfigError& e) {
     spdlog::error("{}", e.what());

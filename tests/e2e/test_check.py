@@ -49,7 +49,9 @@ def test_triggering_set(rule):
 @pytest.mark.parametrize("rule", RULES)
 def test_clean_set(rule):
     p = check("-f", str(DATA / f"{rule}-good"))
-    assert (p.returncode, p.stdout, p.stderr) == (0, "", "")
+    assert (p.returncode, p.stdout) == (0, "")
+    (line,) = p.stderr.splitlines()  # what it read, and nothing else
+    assert " info no findings in " in line, line
 
 
 def test_files_and_stdin_combine():
@@ -107,3 +109,16 @@ def test_an_example_with_a_mistake_is_caught():
     p = check("-f", "-", "-o", "json", stdin=broken)
     assert p.returncode == 1
     assert [f["id"] for f in findings(p)] == ["WC008"]
+
+
+def test_at_makes_a_run_repeatable_and_a_clean_run_says_what_it_read():
+    # A weekday 07:00-07:03 sync window against a 5-minute tick: missed on every day, at any --at.
+    for at in ("2026-01-05T00:00:00Z", "2031-06-30T12:00:00Z"):
+        p = check("-f", str(DATA / "WC005-bad"), "--at", at, "-o", "json")
+        assert p.returncode == 1 and [f["id"] for f in findings(p)] == ["WC005"], p.stderr
+    p = check("-f", str(DATA / "WC005-good"), "--at", "2026-01-05T00:00:00Z")
+    assert p.returncode == 0 and p.stdout == ""
+    (line,) = p.stderr.splitlines()
+    assert line.endswith(" info no findings in 1 object"), line
+    p = check("-f", str(DATA / "WC005-good"), "--at", "monday")
+    assert p.returncode == 2 and 'invalid --at "monday"' in p.stderr
