@@ -268,10 +268,16 @@ class Gatherer {
 int run_check_online(Client& client, const CommandOptions& options, const std::vector<std::string>& files, SysTime at) {
   std::vector<Finding> findings;
   if (!files.empty()) findings = check_objects(parse_manifests(read_manifest_sources(files)), at);
-  auto live = check_live(Gatherer(client).gather(options));
+  const LiveFacts facts = Gatherer(client).gather(options);
+  auto live = check_live(facts);
   findings.insert(findings.end(), live.begin(), live.end());
   sort_findings(findings);
   std::cout << render_findings(findings, options.output == OutputFormat::kJson);
+  if (findings.empty()) {
+    spdlog::info("no findings for {} target{} ({} window job{}, {} access review{})", facts.targets.size(),
+                 facts.targets.size() == 1 ? "" : "s", facts.jobs.size(), facts.jobs.size() == 1 ? "" : "s",
+                 facts.reviews.size(), facts.reviews.size() == 1 ? "" : "s");
+  }
   return has_error(findings) ? 1 : 0;
 }
 
