@@ -1,6 +1,5 @@
 #include "check_model.h"
 
-#include <functional>
 #include <initializer_list>
 #include <sstream>
 #include <string_view>
@@ -92,18 +91,18 @@ std::optional<WindowJob> parse_job(const json& cronjob) {
   // The job's args read by the binary's own command line, so check sees what the job will do.
   CommandLine cli;
   std::ostringstream help;
-  if (cli.parse(*argv, help, &job.args_problem)) {
-    job.command = (*argv)[0] == "suspend" ? "close" : (*argv)[0] == "resume" ? "open" : (*argv)[0];
+  const bool refused = cli.parse(*argv, help, &job.args_problem).has_value();
+  job.command = cli.command().empty() ? (*argv)[0] : cli.command();
+  if (refused) {
     if (job.args_problem.empty()) job.args_problem = "its args ask for help, not a window";
     return job;
   }
   const Flags& f = cli.flags();
-  job.command = cli.command();
   job.args_problem = cli.flags_problem();
   job.names = f.args;
-  for (const auto& list : {std::cref(f.names), std::cref(f.targets)}) {
-    auto& into = &list.get() == &f.targets ? job.kind_targets : job.names;
-    for (const auto& value : list.get()) {
+  // Comma lists, items as written (trimmed): the rules compare them with the manifests' names.
+  auto split_into = [](const std::vector<std::string>& values, std::vector<std::string>& into) {
+    for (const auto& value : values) {
       std::string_view rest = value;
       while (true) {
         auto comma = rest.find(',');
@@ -112,7 +111,9 @@ std::optional<WindowJob> parse_job(const json& cronjob) {
         rest.remove_prefix(comma + 1);
       }
     }
-  }
+  };
+  split_into(f.names, job.names);
+  split_into(f.targets, job.kind_targets);
   job.selector = f.selector;
   job.has_selector = cli.given("--selector");
   job.all = f.all;
@@ -121,10 +122,9 @@ std::optional<WindowJob> parse_job(const json& cronjob) {
   job.windows = f.windows;
   job.denies = f.denies;
   job.freezes = f.freezes;
-  const std::string ns_flag = f.ns;
   const KindAdapter* kind = find_kind(job.kind_arg);
   job.kind = kind ? std::string(kind->kind) : "";
-  job.target_ns = ns_flag;
+  job.target_ns = f.ns;
   if (job.target_ns.empty()) job.target_ns = flux_namespace_env(cronjob, job.ns);
   if (job.target_ns.empty()) job.target_ns = "flux-system";
   const json* suspend = at(cronjob, {"spec", "suspend"});

@@ -8,18 +8,24 @@
 #include "notify.h"
 #include "selector.h"
 #include "utf8.h"
-#include "version.h"
 
 namespace windowctl {
 namespace {
 
 constexpr const char* kGlobal = "Global flags (before or after the command)";
 
+// A repeatable option whose values are kept whole (commas are split later, where they mean a list).
+CLI::Option* add_list(CLI::App* cmd, const char* name, std::vector<std::string>& into, const std::string& help, const char* type) {
+  return cmd->add_option(name, into, help)->type_name(type)->delimiter('\0');
+}
+
+CLI::IsMember member_of(std::string_view flag) { return CLI::IsMember(fixed_values(flag)); }
+
 void add_globals(CLI::App* cmd, Flags& f) {
   cmd->add_option("-n,--namespace", f.ns, "Namespace of names without one and of -l/--all (default: $FLUX_SYSTEM_NAMESPACE, else flux-system)")
       ->type_name("NS")
       ->group(kGlobal);
-  cmd->add_option("-o,--output", f.output, "Output: text or json")->check(CLI::IsMember({"text", "json"}))->group(kGlobal);
+  cmd->add_option("-o,--output", f.output, "Output: text or json")->check(member_of("--output"))->group(kGlobal);
   cmd->add_option("--kubeconfig", f.kubeconfig, "Path to a kubeconfig (else $KUBECONFIG, in-cluster, ~/.kube/config)")
       ->type_name("PATH")
       ->group(kGlobal);
@@ -28,19 +34,15 @@ void add_globals(CLI::App* cmd, Flags& f) {
       ->type_name("DURATION")
       ->group(kGlobal);
   cmd->add_option("--log-format", f.log_format, "Logs and errors on stderr: text or json")
-      ->check(CLI::IsMember({"text", "json"}))
+      ->check(member_of("--log-format"))
       ->group(kGlobal);
   cmd->add_flag("-v,--verbose", f.verbose, "Log every request (never its token)")->group(kGlobal);
 }
 
 void add_targets(CLI::App* cmd, Flags& f, bool writes) {
   cmd->add_option("NAME", f.args, "Targets of --kind: NAME or NAMESPACE/NAME (as --kustomizations)")->type_name("");
-  cmd->add_option("--kustomizations", f.names, "Objects of --kind: NAME or NAMESPACE/NAME, comma-separated, repeatable")
-      ->type_name("NAMES")
-      ->delimiter('\0');
-  cmd->add_option("--targets", f.targets, "Objects of any kind: KIND/NAME or KIND/NAMESPACE/NAME, comma-separated, repeatable")
-      ->type_name("TARGETS")
-      ->delimiter('\0');
+  add_list(cmd, "--kustomizations", f.names, "Objects of --kind: NAME or NAMESPACE/NAME, comma-separated, repeatable", "NAMES");
+  add_list(cmd, "--targets", f.targets, "Objects of any kind: KIND/NAME or KIND/NAMESPACE/NAME, comma-separated, repeatable", "TARGETS");
   cmd->add_option("-l,--selector", f.selector, "Label selector, as kubectl's (window=rw,tier in (web,api))")->type_name("SELECTOR");
   cmd->add_flag("--all", f.all, "Every object of --kind in the namespace");
   cmd->add_flag("-A,--all-namespaces", f.all_namespaces, "-l, --all (and status) in every namespace (needs cluster-wide RBAC)");
@@ -59,16 +61,11 @@ void add_targets(CLI::App* cmd, Flags& f, bool writes) {
 }
 
 void add_schedule(CLI::App* cmd, Flags& f, bool required) {
-  auto* w = cmd->add_option("--window", f.windows, "\"CRON for DURATION [in ZONE]\" or \"CRON to CRON [in ZONE]\", repeatable: when changes may happen")
-                ->type_name("EXPR")
-                ->delimiter('\0');
+  const std::string expr = "\"CRON for DURATION [in ZONE]\" or \"CRON to CRON [in ZONE]\", repeatable";
+  auto* w = add_list(cmd, "--window", f.windows, expr + ": when changes may happen", "EXPR");
   if (required) w->required();
-  cmd->add_option("--deny", f.denies, "\"CRON for DURATION [in ZONE]\" or \"CRON to CRON [in ZONE]\", repeatable: never inside these (wins over --window)")
-      ->type_name("EXPR")
-      ->delimiter('\0');
-  cmd->add_option("--freeze", f.freezes, "FROM/TO (RFC 3339), repeatable: closed, whatever else says (wins over all)")
-      ->type_name("FROM/TO")
-      ->delimiter('\0');
+  add_list(cmd, "--deny", f.denies, expr + ": never inside these (wins over --window)", "EXPR");
+  add_list(cmd, "--freeze", f.freezes, "FROM/TO (RFC 3339), repeatable: closed, whatever else says (wins over all)", "FROM/TO");
 }
 
 std::string examples(const std::string& program, std::initializer_list<std::pair<const char*, const char*>> lines) {
@@ -80,6 +77,15 @@ std::string examples(const std::string& program, std::initializer_list<std::pair
 bool starts_with(std::string_view s, std::string_view prefix) { return s.substr(0, prefix.size()) == prefix; }
 
 }  // namespace
+
+const std::vector<std::string>& fixed_values(std::string_view flag) {
+  static const std::vector<std::string> kFormats = {"text", "json"}, kReconcile = {"enabled", "disabled"},
+                                        kShells = {"bash", "zsh", "fish"}, kNone;
+  if (flag == "--output" || flag == "--log-format") return kFormats;
+  if (flag == "--reconcile") return kReconcile;
+  if (flag == "SHELL") return kShells;
+  return kNone;
+}
 
 bool is_global_flag(std::string_view name, bool* takes_value) {
   static constexpr std::string_view kWithValue[] = {"-n", "--namespace", "-o", "--output", "--kubeconfig", "--context",
@@ -194,7 +200,7 @@ CommandLine::CommandLine(std::string program) : program_(std::move(program)), ap
 
   auto* relabel = app.add_subcommand("relabel", "Set only the kustomize.toolkit.fluxcd.io/reconcile label");
   add_targets(relabel, f, true);
-  relabel->add_option("--reconcile", f.reconcile, "enabled or disabled")->required()->check(CLI::IsMember({"enabled", "disabled"}));
+  relabel->add_option("--reconcile", f.reconcile, "enabled or disabled")->required()->check(member_of("--reconcile"));
   relabel->footer(examples(p, {{"Let a parent Kustomization leave apps-rw alone", "relabel apps-rw --reconcile disabled"}}));
 
   auto* adopt = app.add_subcommand("adopt", "Mark targets someone else suspended (e.g. flux suspend) as closed by windowctl, so the next open resumes them");
@@ -240,7 +246,7 @@ CommandLine::CommandLine(std::string program) : program_(std::move(program)), ap
   version->footer(examples(p, {{"For a script", "version -o json"}}));
 
   auto* completion = app.add_subcommand("completion", "Print a shell completion script: bash, zsh or fish");
-  completion->add_option("SHELL", f.shell, "bash, zsh or fish")->required()->check(CLI::IsMember({"bash", "zsh", "fish"}));
+  completion->add_option("SHELL", f.shell, "bash, zsh or fish")->required()->check(member_of("SHELL"));
   completion->footer(examples(p, {{"bash, this shell", "completion bash > /tmp/c && . /tmp/c"},
                                   {"bash, every new shell", "completion bash > /etc/bash_completion.d/windowctl"},
                                   {"zsh (a directory on $fpath)", "completion zsh > \"${fpath[1]}/_windowctl\""},
@@ -260,7 +266,7 @@ std::string CommandLine::flags_problem() const {
   const Flags& f = flags_;
   const bool named = !f.args.empty() || !f.names.empty() || !f.targets.empty();
   const bool targets_optional = command_ == "status" || command_ == "check";
-  if (!targets_optional && !named && f.selector.empty() && !f.all) {
+  if (!targets_optional && !f.selects_targets()) {
     return command_ + " needs targets: NAME..., --targets KIND/NAME, -l SELECTOR or --all";
   }
   // flux ignores --all when names are given; a union with every object is the dangerous reading.
@@ -324,15 +330,14 @@ std::optional<int> CommandLine::parse(std::vector<std::string> args, std::ostrea
     return kExitOk;
   } catch (const CLI::ParseError& e) {
     const auto subs = app_->get_subcommands();
-    std::string where = subs.empty() ? program_ : program_ + " " + subs.front()->get_name();
+    if (!subs.empty()) command_ = subs.front()->get_name();
+    std::string where = subs.empty() ? program_ : program_ + " " + command_;
     return usage_error(std::string(e.what()) + " (see '" + where + " --help')");
   }
   if (app_->get_subcommands().empty()) {
-    if (flags_.version) {
-      out << "windowctl " << kVersion << " (commit " << kCommit << ")\n";
-      return kExitOk;
-    }
-    return usage_error("a command is required (see '" + program_ + " help')");
+    if (!flags_.version) return usage_error("a command is required (see '" + program_ + " help')");
+    command_ = "version";  // --version reads as the version command
+    return std::nullopt;
   }
   selected_ = app_->get_subcommands().front();
   command_ = selected_->get_name();

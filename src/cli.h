@@ -34,7 +34,17 @@ struct Flags {
   int count = 5;
   // help, completion.
   std::string topic, shell;
+
+  // Any of names, --targets, -l or --all.
+  bool selects_targets() const { return !args.empty() || !names.empty() || !targets.empty() || !selector.empty() || all; }
 };
+
+// The values a flag is restricted to (-o, --log-format, --reconcile, completion's SHELL), for
+// its check and for completion; empty for a flag without a fixed set.
+const std::vector<std::string>& fixed_values(std::string_view flag);
+
+// An option that reads a value (--kind KIND), not a flag (--all): CLI11's own test of it.
+inline bool takes_value(const CLI::Option& option) { return option.get_expected_min() > 0; }
 
 // Global flags that take a value, and those that do not; kubectl's set, minus what windowctl
 // has no use for.
@@ -62,7 +72,8 @@ class CommandLine {
   // The same words whether a user typed them or `check` reads them from a CronJob's args.
   std::string flags_problem() const;
 
-  // The canonical name (an alias such as `suspend` reads `close`).
+  // The canonical name (an alias such as `suspend` reads `close`); also set when the command's
+  // flags failed to parse.
   const std::string& command() const { return command_; }
   const Flags& flags() const { return flags_; }
   bool given(const std::string& option) const;  // the command's option was on the line

@@ -41,13 +41,11 @@ std::string join(const std::vector<std::string>& words, const char* sep = " ") {
   return out;
 }
 
-// The values a flag completes to: those cli.cc restricts it to, or a file name.
+// The values a flag completes to: those cli.cc restricts it to, the kinds, or a file name.
 std::string values_of(const std::string& long_name) {
-  if (long_name == "--output" || long_name == "--log-format") return "text json";
   if (long_name == "--kind") return kind_values();
-  if (long_name == "--reconcile") return "enabled disabled";
   if (long_name == "--kubeconfig" || long_name == "--filename") return "@file";
-  return {};
+  return join(fixed_values(long_name));
 }
 
 std::vector<Command> model(const CLI::App& app) {
@@ -62,11 +60,11 @@ std::vector<Command> model(const CLI::App& app) {
       for (const auto& l : o->get_lnames()) f.names.push_back("--" + l);
       if (f.names.empty()) continue;
       f.help = o->get_description();
-      f.takes_value = o->get_type_size_max() > 0;
+      f.takes_value = takes_value(*o);
       if (f.takes_value) f.values = values_of(f.names.back());
       c.flags.push_back(std::move(f));
     }
-    if (c.name == "completion") c.arguments = "bash zsh fish";
+    if (c.name == "completion") c.arguments = join(fixed_values("SHELL"));
     if (c.name == "help") c.arguments = join(names);
     out.push_back(std::move(c));
   }

@@ -28,6 +28,15 @@ TEST_CASE("scripts follow the command line's definition") {
   CHECK(has(completion_script(cli.app(), "fish"), "complete -c windowctl -n '__fish_seen_subcommand_from close suspend' -s o -l output -x -a 'text json'"));
 }
 
+TEST_CASE("a flag without a value does not swallow the next word's completion") {
+  CommandLine cli;
+  const std::string bash = completion_script(cli.app(), "bash");
+  CHECK(has(bash, "    --kind) COMPREPLY=($(compgen -W"));
+  CHECK(!has(bash, "    -v) "));
+  CHECK(!has(bash, "    --all) "));
+  CHECK(!has(completion_script(cli.app(), "fish"), "-l all -x"));
+}
+
 TEST_CASE("fish quotes descriptions") {
   CommandLine cli;
   std::string s = completion_script(cli.app(), "fish");

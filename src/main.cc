@@ -59,14 +59,13 @@ int run(int argc, char** argv) {
   setup_logging(f.log_format == "json" ? LogFormat::kJson : LogFormat::kText, f.verbose);
   try {
     // Manifests alone: offline, nothing sent. With targets, or with neither: live (check_online.h).
-    const bool targets_given = !f.args.empty() || !f.names.empty() || !f.targets.empty() || !f.selector.empty() || f.all;
     SysTime at = std::chrono::system_clock::now();
     if (!f.at.empty()) {
       auto parsed = parse_rfc3339(f.at);
       if (!parsed) throw ConfigError("invalid --at \"" + f.at + "\": it " + rfc3339_problem(f.at));
       at = *parsed;
     }
-    if (command == "check" && !f.files.empty() && !targets_given) {
+    if (command == "check" && !f.files.empty() && !f.selects_targets()) {
       const auto objects = parse_manifests(read_manifest_sources(f.files));
       auto findings = check_objects(objects, at);
       std::cout << render_findings(findings, f.output == "json");

@@ -150,6 +150,11 @@ def test_usage_errors_are_one_line_in_the_log_style(wctl, api, args):
     assert not api.requests
 
 
+def shell_env(tmp_path):
+    """A shell with no startup files of the user's: HOME is the test's own directory."""
+    return {"HOME": str(tmp_path), "PATH": os.environ.get("PATH", "/usr/bin:/bin")}
+
+
 def completion_script(wctl, shell, tmp_path):
     p = wctl.run("completion", shell)
     assert p.returncode == 0, p.stderr
@@ -201,8 +206,7 @@ def test_zsh_completion(wctl, tmp_path):
     prog = prog.replace('echo "${COMPREPLY[*]}"', 'echo "${(M)COMPREPLY[@]:#${COMP_WORDS[-1]}*}"')
     # zsh's own options (1-based arrays): the script must cope, as under bashcompinit's
     # _bash_complete, which sets COMP_CWORD to the current word's 1-based index minus one.
-    p = subprocess.run(["zsh", "-c", prog, "zsh", str(script)], capture_output=True, text=True,
-                       env={"HOME": str(tmp_path), "PATH": os.environ.get("PATH", "/usr/bin:/bin")})
+    p = subprocess.run(["zsh", "-c", prog, "zsh", str(script)], capture_output=True, text=True, env=shell_env(tmp_path))
     assert p.returncode == 0, p.stderr
     check_completions(p.stdout)
 
@@ -214,7 +218,7 @@ def test_fish_completion(wctl, tmp_path):
 
     def complete(line):
         p = subprocess.run(["fish", "--no-config", "-c", f"source {script}; complete -C '{line}'"], capture_output=True,
-                           text=True, env={"HOME": str(tmp_path), "PATH": os.environ.get("PATH", "/usr/bin:/bin")})
+                           text=True, env=shell_env(tmp_path))
         assert p.returncode == 0, p.stderr
         return [line.split("\t")[0] for line in p.stdout.splitlines()]
 
