@@ -1,5 +1,5 @@
 #!/usr/bin/env bash
-# Builds the libFuzzer targets (src/*_fuzz.cc: clang, ASan + UBSan, assertions on) and runs
+# Builds the libFuzzer targets (tests/fuzz/*_fuzz.cc: clang, ASan + UBSan, assertions on) and runs
 # every one of them, two at a time (this machine kind has two cores), starting from the seed
 # corpora in tests/fuzz/corpus/. Prints the executions per target and overall; exits 1 on any
 # crash, broken invariant, leak, timeout or out-of-memory, with the reproducers in the
@@ -49,7 +49,7 @@ fi
 started=$(date +%s)
 CXX=clang++-14 cmake -S . -B "$build" -G Ninja -DCMAKE_BUILD_TYPE=Debug -DWINDOWCTL_FUZZ=ON >/dev/null
 cmake --build "$build" --target fuzz -- -j "$parallel" | grep -v '^\[' || true
-[ -n "$targets" ] || targets=$(cd src && ls *_fuzz.cc | sed 's/\.cc$//')
+[ -n "$targets" ] || targets=$(cd tests/fuzz && ls *_fuzz.cc | sed 's/\.cc$//')
 built=$(date +%s)
 echo "== fuzz: built in $((built - started))s; ${seconds}s per target, $parallel at a time"
 

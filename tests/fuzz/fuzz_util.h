@@ -1,4 +1,4 @@
-// Shared by the libFuzzer targets (src/*_fuzz.cc, built with WINDOWCTL_FUZZ; scripts/fuzz.sh
+// Shared by the libFuzzer targets (tests/fuzz/*_fuzz.cc, built with WINDOWCTL_FUZZ; scripts/fuzz.sh
 // runs them). A target calls the unit as windowctl does with outside input, and checks the
 // invariants the unit promises: a broken one is a crash like any other, with the input saved.
 #pragma once
