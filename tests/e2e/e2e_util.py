@@ -102,9 +102,16 @@ class Windowctl:
         return [e for e in evs if reason is None or e.get("reason") == reason]
 
 
+@pytest.fixture(scope="session")
+def pki_dir(tmp_path_factory):
+    """One CA and server certificate per test process: RSA keys cost about a second of CPU each,
+    and a test that is about certificates makes its own server (test_tls.py)."""
+    return str(tmp_path_factory.mktemp("pki"))
+
+
 @pytest.fixture
-def api(tmp_path):
-    srv = FakeApiServer(str(tmp_path / "api"), reconcile_delay=0.2)
+def api(tmp_path, pki_dir):
+    srv = FakeApiServer(str(tmp_path / "api"), reconcile_delay=0.2, pki_dir=pki_dir)
     srv.start()
     srv.seed_default()
     yield srv
