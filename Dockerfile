@@ -44,7 +44,7 @@ RUN set -eu; \
     fi; \
     apt-get update -qq; \
     DEBIAN_FRONTEND=noninteractive apt-get install -y -qq --no-install-recommends \
-      $toolchain gcc make perl dpkg-dev cmake ninja-build file tzdata \
+      $toolchain gcc make perl dpkg-dev cmake ninja-build file tzdata ccache \
       nlohmann-json3-dev libspdlog-dev libfmt-dev doctest-dev libcli11-dev >/dev/null; \
     rm -rf /var/lib/apt/lists/*
 
@@ -65,7 +65,12 @@ RUN set -eu; \
 
 FROM deps AS builder
 ARG TARGETARCH
-WORKDIR /src
+# Where the sources are built. scripts/image.sh passes its own checkout's path and mounts the
+# build machine's ccache (marked with .build-machine): with the same paths relative to the
+# sources (build/, build-arm64/) the compiler's output is what build/ and build-arm64/ already
+# made, and is taken from there. A plain docker build compiles here without a cache.
+ARG SRC=/src
+WORKDIR ${SRC}
 COPY . .
 ARG VERSION
 ARG REVISION
@@ -83,11 +88,21 @@ RUN set -eu; \
       *) expect="" ;; \
     esac; \
     toolchain=""; \
-    [ "$target_arch" = "$build_arch" ] || toolchain="-DCMAKE_TOOLCHAIN_FILE=/src/cmake/aarch64-linux-gnu.cmake"; \
-    cmake -S . -B /build -G Ninja -DCMAKE_BUILD_TYPE=MinSizeRel -DWINDOWCTL_STATIC=ON $toolchain \
+    build=build; \
+    if [ "$target_arch" != "$build_arch" ]; then \
+      toolchain="-DCMAKE_TOOLCHAIN_FILE=$PWD/cmake/aarch64-linux-gnu.cmake"; \
+      build=build-$target_arch; \
+    fi; \
+    if [ -e /var/cache/windowctl-ccache/.build-machine ]; then \
+      export CCACHE_DIR=/var/cache/windowctl-ccache; \
+    else \
+      export CCACHE_DISABLE=1; \
+    fi; \
+    cmake -S . -B "$build" -G Ninja -DCMAKE_BUILD_TYPE=MinSizeRel -DWINDOWCTL_STATIC=ON $toolchain \
       -DWINDOWCTL_OPENSSL_ROOT=/opt/windowctl-openssl \
       -DWINDOWCTL_VERSION="$VERSION" -DWINDOWCTL_COMMIT="$REVISION"; \
-    cmake --build /build; \
+    cmake --build "$build"; \
+    ln -sfn "$PWD/$build" /build; \
     grep -qF "kVersion = \"$VERSION\";" /build/generated/version.h \
       && grep -qF "kCommit = \"$REVISION\";" /build/generated/version.h \
       || { echo "/build/generated/version.h does not hold version $VERSION and commit $REVISION" >&2; exit 1; }; \

@@ -289,10 +289,18 @@ builder_tag="localhost/windowctl-builder:$target_arch"
 openssl_cache=${WINDOWCTL_OPENSSL_CACHE:-${XDG_CACHE_HOME:-$HOME/.cache}/windowctl/openssl}
 mkdir -p "$openssl_cache"
 touch "$openssl_cache/.build-machine"
+# The machine's ccache, where it has one: the builder stage compiles in a folder of this
+# checkout's path, so what this machine's own build/ and build-arm64/ compiled is reused.
+ccache_args=()
+if command -v ccache >/dev/null && ccache_dir=$(ccache -k cache_dir 2>/dev/null) && [ -n "$ccache_dir" ]; then
+  mkdir -p "$ccache_dir"
+  touch "$ccache_dir/.build-machine"
+  ccache_args=(-v "$ccache_dir:/var/cache/windowctl-ccache:rw" --build-arg SRC="$PWD")
+fi
 bud() {
   # buildah 1.28 (bookworm) sets neither BUILDPLATFORM nor TARGETARCH: pass both.
   "${B[@]}" bud --isolation chroot --layers --pull=false "${platform_args[@]}" \
-    -v "$openssl_cache:/var/cache/windowctl-openssl:rw" \
+    -v "$openssl_cache:/var/cache/windowctl-openssl:rw" "${ccache_args[@]}" \
     --build-arg BUILDPLATFORM="linux/$build_arch" --build-arg TARGETARCH="$target_arch" \
     --build-arg BASE="$BASE_IMAGE" --build-arg VERSION="$version" --build-arg REVISION="$revision" \
     -f Dockerfile "$@" .
@@ -314,10 +322,8 @@ fi
 bud_start=$SECONDS
 step "buildah bud --target deps $deps_tag"
 bud --target deps -t "$deps_tag" || die "buildah bud --target deps failed"
-# The builder stage too, so that a rerun on the same sources (only tests, docs or scripts
-# changed: .dockerignore keeps them out of the context) reuses the compiled layer.
-step "buildah bud --target builder $builder_tag"
-bud --target builder -t "$builder_tag" || die "buildah bud --target builder failed"
+# (The builder stage is not built on its own: a second bud of it compiled everything again.
+# What it compiles comes from ccache, see above.)
 step "buildah bud $tag (${platform:-linux/$build_arch}, version $version, revision $revision)"
 bud -t "$tag" || die "buildah bud failed"
 echo "image: bud took $((SECONDS - bud_start)) s"

@@ -1,25 +1,52 @@
 #!/usr/bin/env bash
 # Installs what building and testing windowctl need, from Debian's packages. Idempotent.
+#
+#   bash scripts/install-deps.sh          # build and run (scripts/build.sh, scripts/demo.sh)
+#   bash scripts/install-deps.sh --test   # and everything scripts/test.sh runs, in one apt-get
+#
+# The scripts that need more (fuzz.sh, image.sh, registry-test.sh, cross-arm64.sh) still check
+# and install their own when run alone; --test only saves them their apt-get update.
 set -euo pipefail
 
 # gcc, make, perl and dpkg-dev: scripts/openssl.sh, which builds the static binary's minimal OpenSSL
 # from Debian's source package (libssl-dev is for the sanitizer and fuzz builds, which link it).
 packages=(
-  g++ cmake ninja-build file gcc make perl dpkg-dev
+  g++ cmake ninja-build ccache file gcc make perl dpkg-dev
   libssl-dev nlohmann-json3-dev libspdlog-dev libfmt-dev doctest-dev libcli11-dev libyaml-cpp-dev
   python3 python3-pytest python3-yaml python3-croniter python3-jsonschema openssl tzdata time
   zsh fish  # tests/e2e/test_cli.py runs the completion scripts in each shell
 )
+arm64=0
+if [ "${1:-}" = "--test" ]; then
+  packages+=(
+    python3-pytest-xdist                    # the test files run in parallel
+    clang-14 libclang-rt-14-dev             # the checked build: ASan, UBSan, libFuzzer
+    crossbuild-essential-arm64 qemu-user-static  # scripts/cross-arm64.sh
+    buildah debootstrap gzip tar            # scripts/image.sh
+    docker-registry skopeo jq               # scripts/registry-test.sh
+  )
+  arm64=1
+elif [ $# -gt 0 ]; then
+  echo "install-deps: unknown argument $1 (--test or nothing)" >&2
+  exit 2
+fi
+sudo_cmd=""
+[ "$(id -u)" -eq 0 ] || sudo_cmd="sudo"
 missing=()
 for p in "${packages[@]}"; do
   dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -q "install ok installed" || missing+=("$p")
 done
-if [ ${#missing[@]} -gt 0 ]; then
-  echo "installing: ${missing[*]}"
-  sudo_cmd=""
-  [ "$(id -u)" -eq 0 ] || sudo_cmd="sudo"
+update=0
+# The arm64 cross build's libraries come from the arm64 architecture (scripts/cross-arm64.sh).
+if [ "$arm64" = 1 ] && ! dpkg --print-foreign-architectures | grep -qx arm64; then
+  $sudo_cmd dpkg --add-architecture arm64
+  update=1
+fi
+if [ ${#missing[@]} -gt 0 ] || [ "$update" = 1 ]; then
+  [ ${#missing[@]} -eq 0 ] || echo "installing: ${missing[*]}"
   $sudo_cmd apt-get update -qq
-  DEBIAN_FRONTEND=noninteractive $sudo_cmd apt-get install -y -qq --no-install-recommends "${missing[@]}" >/dev/null
+  [ ${#missing[@]} -eq 0 ] \
+    || DEBIAN_FRONTEND=noninteractive $sudo_cmd apt-get install -y -qq --no-install-recommends "${missing[@]}" >/dev/null
 fi
 # kubectl is not a Debian package; the machines this project runs on carry it. The tests that
 # prove the fake API server is faithful need it.
