@@ -49,7 +49,7 @@ RUN set -eu; \
     rm -rf /var/lib/apt/lists/*
 
 # The minimal OpenSSL the static binary links: Debian's source package openssl, fetched from the
-# base's own apt mirror, verified and built by scripts/openssl.sh (README.md, "Size"), into
+# base's own apt mirror, verified and built by scripts/openssl.sh (docs/tls.md), into
 # /opt/windowctl-openssl. The script caches by source version, architecture, compiler and
 # recipe: scripts/image.sh mounts the build machine's cache at /var/cache/windowctl-openssl
 # (buildah bud -v, marked with .build-machine), so an OpenSSL that its native or cross build

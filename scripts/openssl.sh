@@ -10,7 +10,7 @@
 #   bash scripts/openssl.sh --copy-to DIR        # also copy the prefix to DIR (the Dockerfile)
 #
 # CMake runs it for the static release build (WINDOWCTL_OPENSSL=minimal, the default there);
-# scripts/cross-arm64.sh and the Dockerfile do too. README.md ("Size") says why.
+# scripts/cross-arm64.sh and the Dockerfile do too. docs/tls.md says why.
 #
 # Source: the newest version of the source package "openssl" in this machine's own apt sources
 # (the deb lines of /etc/apt/sources.list{,.d/*}, read as deb-src into a private apt state under
@@ -35,7 +35,7 @@ die() { echo "openssl.sh: FAIL: $*" >&2; exit 1; }
 note() { echo "openssl.sh: $*" >&2; }
 
 # --- what is built ---------------------------------------------------------------------------
-# Configure options: a TLS 1.2 + 1.3 client of kube-apiserver, nothing else (README.md, "Size").
+# Configure options: a TLS 1.2 + 1.3 client of kube-apiserver, nothing else (docs/tls.md).
 # What stays: TLS 1.2 and 1.3; ECDHE with X25519, P-256, P-384 (and the other curves that the
 # EC module holds anyway); RSA (PKCS#1 v1.5 and PSS), ECDSA, Ed25519 signatures; AES-GCM,
 # ChaCha20-Poly1305 (and AES-CBC suites, part of the AES module); SHA-1/2/3, HMAC, HKDF; X.509

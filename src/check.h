@@ -2,8 +2,8 @@
 // computed from manifests alone (manifests.h reads them). Pure apart from reading the zoneinfo
 // files that windows and CronJob time zones name.
 //
-// Rule ids are stable: scripts may filter on them; a retired id is never reused. README.md,
-// "windowctl check", has the table. A window job is a CronJob whose container runs windowctl
+// Rule ids are stable: scripts may filter on them; a retired id is never reused. docs/check.md
+// has the tables. A window job is a CronJob whose container runs windowctl
 // open, close or sync; its targets are the objects its args name, or those its -l/--all select
 // among the input's objects of its --kind in its namespace (-n, else FLUX_SYSTEM_NAMESPACE, else
 // flux-system). A target is windowed when a close or sync job that is not suspended acts on it.

@@ -121,7 +121,7 @@ class Cluster:
             self.sa_dirs[key] = self.api.write_service_account_dir(
                 str(tmp_path / f"sa-{key[0]}-{key[1]}"), sa_user(*key), namespace=key[0])
         # An operator's kubeconfig identity, all-powerful, to set the scene and to run the
-        # commands the README tells an operator to run.
+        # commands docs/operations.md tells an operator to run.
         self.api.add_user("admin", cluster_admin=True)
         self.admin_kubeconfig = self.api.write_kubeconfig(str(tmp_path / "admin-kubeconfig"), "admin")
         (tmp_path / "home").mkdir(parents=True)

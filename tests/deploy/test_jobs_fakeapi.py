@@ -2,7 +2,7 @@
 ServiceAccount's token), against the fake API server with exactly the rendered RBAC: Roles and
 RoleBindings applied and evaluated as the apiserver does. Proves the RBAC is enough wherever an
 overlay puts it, that it is no more (every granted verb is needed), and that the jobs behave as
-the README says: overrides win over scheduled runs, emergency opens are bounded, held targets
+docs/operations.md says: overrides win over scheduled runs, emergency opens are bounded, held targets
 fail the job, and a migration from flux-cli jobs goes through adopt."""
 import copy
 import datetime
@@ -279,7 +279,7 @@ def _flux_suspend(c, name):
 
 
 def test_migration_from_flux_cli_jobs_goes_through_adopt(cluster):
-    """README's migration guide, step by step: the old close job left apps-rw suspended without
+    """The migration guide (docs/operations.md), step by step: the old close job left apps-rw suspended without
     windowctl's mark; the new open job would hold it (and fail, --fail-on-held); adopt marks it;
     the open job then resumes it; status shows who suspended what along the way."""
     docs = render(KUSTOMIZE / "examples" / "jobs-namespace")

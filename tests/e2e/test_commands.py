@@ -39,7 +39,7 @@ def test_binary_is_static_and_small(wctl):
         pytest.skip("sanitizer builds are dynamic by design")
     assert "statically linked" in out
     import os
-    # 4 MiB: the static binary with the minimal OpenSSL of scripts/openssl.sh (README.md, "Size").
+    # 4 MiB: the static binary with the minimal OpenSSL of scripts/openssl.sh (docs/size-and-benchmark.md).
     assert os.path.getsize(wctl.bin) <= 4 * 1024 * 1024
 
 

@@ -24,7 +24,7 @@ LIST = r"/kustomizations$"
 GROUP_PATH = r"^/apis/kustomize\.toolkit\.fluxcd\.io$"
 TWO = ["--kustomizations", "apps-rw,infra"]
 
-# The retry policy (README "Requests", src/retry.h): at most 5 attempts of one request, each
+# The retry policy (docs/connecting.md, "Requests"; src/retry.h): at most 5 attempts of one request, each
 # bounded by --request-timeout, with jittered backoff before attempts 2..5 of at most
 # 250 + 500 + 1000 + 2000 ms; Retry-After replaces the backoff; 60 s per request in all.
 ATTEMPTS = 5

@@ -1,5 +1,5 @@
 """One JSON contract: every command's -o json, run by the real binary against the fake API server,
-validates against schema/result.schema.json (draft 2020-12), the file README.md points users to.
+validates against schema/result.schema.json (draft 2020-12), the file docs/cli.md points users to.
 Each run also checks the facts the schema cannot: the failed target is in the list with its
 error, ready is a boolean, times are UTC."""
 import copy

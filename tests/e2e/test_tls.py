@@ -1,7 +1,7 @@
 """windowctl's TLS stack against servers that allow one TLS version, with RSA and ECDSA
 certificates, and with client certificates in each PEM form a kubeconfig carries.
 
-The static binary links the minimal OpenSSL that scripts/openssl.sh builds (README.md, "Size").
+The static binary links the minimal OpenSSL that scripts/openssl.sh builds (docs/tls.md).
 These tests show that it keeps what a client of kube-apiserver needs: TLS 1.3 alone (OpenShift's
 "Modern" profile) and TLS 1.2 alone; ECDHE over X25519 (the default), P-256 and P-384 (in TLS 1.3
 after a HelloRetryRequest); AES-GCM and ChaCha20-Poly1305; RSA (PKCS#1 v1.5 and PSS) and ECDSA
