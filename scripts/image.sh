@@ -11,6 +11,10 @@
 #   bash scripts/image.sh --tag TAG                # another local tag (default: see below)
 #   bash scripts/image.sh --push registry.example.com/platform/windowctl:0.2.0 \
 #     [--cert-dir DIR] [--creds USER[:PASSWORD]] [--authfile FILE]
+#   bash scripts/image.sh --prepare                # only the base and the builder's tools ("deps"
+#                                                  # stage) of the platform (both with no
+#                                                  # --platform): what needs the network, made
+#                                                  # ahead (scripts/test.sh, beside the builds)
 #
 # The version is scripts/version.sh's (git describe: 0.2.0 on the tag v0.2.0, 0.2.0-3-gabc1234
 # past it, -dirty with uncommitted changes, 0.0.0-dev without a tag); the local tag is
@@ -39,6 +43,7 @@ step() { echo "== image: $*"; }
 start=$SECONDS
 
 platform=""
+prepare=0
 tag=""
 push_ref=""
 cert_dir=""
@@ -58,7 +63,8 @@ while [ $# -gt 0 ]; do
       v=${1#*=}
       shift
       ;;
-    -h | --help) sed -n '2,33p' "$0"; exit 0 ;;
+    --prepare) prepare=1; shift; continue ;;
+    -h | --help) sed -n '2,37p' "$0"; exit 0 ;;
     *) die "unknown argument: $1 (see --help)" ;;
   esac
   case "$opt" in
@@ -70,6 +76,13 @@ while [ $# -gt 0 ]; do
     authfile) authfile=$v ;;
   esac
 done
+if [ "$prepare" = 1 ] && [ -z "$platform" ]; then
+  [ -z "$tag$push_ref" ] || die "--prepare builds no image: no --tag or --push with it"
+  for p in linux/amd64 linux/arm64; do
+    bash "$0" --prepare --platform "$p" || die "preparing $p failed (above)"
+  done
+  exit 0
+fi
 if [ -n "$push_ref" ]; then
   [ -z "$platform" ] || die "--push builds both linux/amd64 and linux/arm64: no --platform with it"
   [ -z "$tag" ] || die "--push tags the images itself: no --tag with it"
@@ -322,6 +335,10 @@ fi
 bud_start=$SECONDS
 step "buildah bud --target deps $deps_tag"
 bud --target deps -t "$deps_tag" || die "buildah bud --target deps failed"
+if [ "$prepare" = 1 ]; then
+  echo "image: OK: $deps_tag is ready, $((SECONDS - start)) s"
+  exit 0
+fi
 # (The builder stage is not built on its own: a second bud of it compiled everything again.
 # What it compiles comes from ccache, see above.)
 step "buildah bud $tag (${platform:-linux/$build_arch}, version $version, revision $revision)"
