@@ -55,7 +55,7 @@ struct Parse {
 TEST_CASE("aliases, names as arguments and flags on either side") {
   Parse p({"-n", "apps", "suspend", "apps-rw", "apps/b", "--reason", "freeze", "--notify"});
   REQUIRE(!p.exit);
-  CHECK(p.cli.command() == "close");
+  CHECK(p.cli.flags().command == &command_row(CommandId::kClose));
   CHECK(p.cli.flags().args == Args{"apps-rw", "apps/b"});
   CHECK(p.cli.flags().ns == "apps");
   CHECK(p.cli.flags().reason == "freeze");
@@ -64,7 +64,7 @@ TEST_CASE("aliases, names as arguments and flags on either side") {
 
   Parse r({"resume", "x", "--notify", "y"});
   REQUIRE(!r.exit);
-  CHECK(r.cli.command() == "open");
+  CHECK(r.cli.flags().command == &command_row(CommandId::kOpen));
   // A bare --notify never takes the next argument as its URL.
   CHECK(r.cli.flags().args == Args{"x", "y"});
 
@@ -93,7 +93,7 @@ TEST_CASE("help, version and usage errors end the run with their exit codes") {
   // --version is the version command (main prints it; test_cli.py compares the two outputs).
   Parse v({"--version"});
   CHECK(!v.exit);
-  CHECK(v.cli.command() == "version");
+  CHECK(v.cli.flags().command == &command_row(CommandId::kVersion));
 
   CHECK(Parse({}).exit == kExitUsage);
   CHECK(Parse({"cloze", "x"}).exit == kExitUsage);
@@ -135,16 +135,56 @@ TEST_CASE("a refused command line still names its command") {
   std::ostringstream out;
   std::string problem;
   CHECK(cli.parse({"suspend", "x", "--bogus"}, out, &problem) == kExitUsage);
-  CHECK(cli.command() == "close");
+  CHECK(cli.flags().command == &command_row(CommandId::kClose));
+  CHECK(cli.command() == command_row(CommandId::kClose).name);  // check_model.cc keeps it by name
   CHECK(problem.find("--bogus") != std::string::npos);
 }
 
 TEST_CASE("command names list aliases only when asked") {
-  CommandLine cli;
-  auto plain = command_names(cli.app(), false);
-  auto all = command_names(cli.app(), true);
+  auto plain = command_names(false);
+  auto all = command_names(true);
   CHECK(std::find(plain.begin(), plain.end(), "suspend") == plain.end());
   CHECK(std::find(all.begin(), all.end(), "suspend") != all.end());
   CHECK(std::find(all.begin(), all.end(), "resume") != all.end());
-  CHECK(plain.front() == "close");
+  CHECK(plain.front() == kCommands.front().name);
+}
+
+TEST_CASE("every subcommand is one row of the table, in its order, with its alias and line of help") {
+  CommandLine cli;
+  const auto subs = cli.app().get_subcommands([](const CLI::App*) { return true; });
+  REQUIRE(subs.size() == kCommands.size());
+  for (std::size_t i = 0; i < subs.size(); ++i) {
+    const Command& c = kCommands[i];
+    CAPTURE(c.name);
+    CHECK(subs[i]->get_name() == c.name);
+    CHECK(subs[i]->get_description() == c.description);
+    const Args aliases = c.alias.empty() ? Args{} : Args{std::string(c.alias)};
+    CHECK(subs[i]->get_aliases() == aliases);
+    CHECK(find_command(subs[i]->get_name()) == &c);
+    for (const auto& alias : subs[i]->get_aliases()) CHECK(find_command(alias) == &c);
+  }
+  CHECK(command_names(true).size() == subs.size() + 2);  // suspend, resume
+}
+
+TEST_CASE("flux's verbs are aliases of close and open; other words name no row") {
+  CHECK(find_command("suspend") == &command_row(CommandId::kClose));
+  CHECK(find_command("resume") == &command_row(CommandId::kOpen));
+  CHECK(find_command("cloze") == nullptr);
+  CHECK(find_command("") == nullptr);
+  CHECK(find_command("Close") == nullptr);
+  Parse p({"resume", "x"});
+  REQUIRE(!p.exit);
+  CHECK(p.cli.flags().command == &command_row(CommandId::kOpen));
+}
+
+TEST_CASE("a row that writes is a command with --dry-run, --reason and --notify, and one plan action unless sync") {
+  CommandLine cli;
+  for (const Command& c : kCommands) {
+    CAPTURE(c.name);
+    const CLI::App* sub = cli.app().get_subcommand(std::string(c.name));
+    for (const char* flag : {"--dry-run", "--reason", "--notify"}) {
+      CHECK((sub->get_option_no_throw(flag) != nullptr) == c.writes);
+    }
+    CHECK(c.action.has_value() == (c.writes && c.id != CommandId::kSync));
+  }
 }

@@ -90,10 +90,8 @@ bool status(Client& client, const CommandOptions& opt, Resolution& res) {
 
 PlanInput plan_input(const CommandOptions& opt) {
   PlanInput in;
-  in.action = opt.command == "open"    ? Action::kOpen
-              : opt.command == "close" ? Action::kClose
-              : opt.command == "adopt" ? Action::kAdopt
-                                       : Action::kRelabel;
+  // sync has no action of its own: Applier::input_for takes each object's from its window.
+  if (opt.command->action) in.action = *opt.command->action;
   in.force = opt.force;
   in.relabel = opt.relabel;
   in.label_value = opt.label_value;
@@ -114,7 +112,7 @@ PlanInput plan_input(const CommandOptions& opt) {
 bool change(Client& client, const CommandOptions& opt, Resolution& res) {
   const PlanInput in = plan_input(opt);
   Applier applier(client, opt, res);
-  ResultWriter writer(std::cout, opt.output, opt.command);
+  ResultWriter writer(std::cout, opt.output, std::string(opt.command->name));
   std::vector<TargetResult> waiting;
   bool ok = true;
   auto handle = [&](const Work& w) {
@@ -150,7 +148,7 @@ bool change(Client& client, const CommandOptions& opt, Resolution& res) {
 
 int run_command(Client& client, const CommandOptions& options) {
   Resolution res = resolve(client, options);
-  bool ok = options.command == "status" ? status(client, options, res) : change(client, options, res);
+  bool ok = options.command->id == CommandId::kStatus ? status(client, options, res) : change(client, options, res);
   return ok && res.ok ? 0 : 1;
 }
 

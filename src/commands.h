@@ -8,6 +8,7 @@
 #include <vector>
 
 #include "client.h"
+#include "command_table.h"
 #include "notify.h"
 #include "output.h"
 #include "plan.h"
@@ -16,7 +17,7 @@
 namespace windowctl {
 
 struct CommandOptions {
-  std::string command;  // open, close, relabel, adopt, sync, status
+  const Command* command = nullptr;       // its row: a write, status or check
   std::vector<std::string> names;         // --kustomizations: of `kind`
   std::vector<std::string> kind_targets;  // --targets: KIND/[NAMESPACE/]NAME, each of its own kind
   std::string selector;

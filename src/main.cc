@@ -43,8 +43,8 @@ int run(int argc, char** argv) {
   CommandLine cli(program_name(argc > 0 ? argv[0] : nullptr));
   if (auto exit_code = cli.parse(std::move(args), std::cout)) return *exit_code;
   const Flags& f = cli.flags();
-  const std::string& command = cli.command();
-  if (command == "version") {
+  const Command& command = *f.command;
+  if (command.id == CommandId::kVersion) {
     if (f.output == "json") {
       std::cout << nlohmann::json{{"command", "version"}, {"version", kVersion}, {"commit", kCommit}}.dump(2) << "\n";
     } else {
@@ -52,7 +52,7 @@ int run(int argc, char** argv) {
     }
     return kExitOk;
   }
-  if (command == "completion") {
+  if (command.id == CommandId::kCompletion) {
     std::cout << completion_script(cli.app(), f.shell);
     return kExitOk;
   }
@@ -65,7 +65,7 @@ int run(int argc, char** argv) {
       if (!parsed) throw ConfigError("invalid --at \"" + f.at + "\": it " + rfc3339_problem(f.at));
       at = *parsed;
     }
-    if (command == "check" && !f.files.empty() && !f.selects_targets()) {
+    if (command.id == CommandId::kCheck && !f.needs_cluster()) {
       const auto objects = parse_manifests(read_manifest_sources(f.files));
       auto findings = check_objects(objects, at);
       std::cout << render_findings(findings, f.output == "json");
@@ -74,12 +74,12 @@ int run(int argc, char** argv) {
       return has_error(findings) ? kExitFailed : 0;
     }
     Schedule schedule_flags = parse_schedule({f.windows, f.denies, f.freezes});
-    if (command == "schedule") {
+    if (command.id == CommandId::kSchedule) {
       std::cout << render_schedule(schedule_flags, at, f.count, f.output == "json" ? OutputFormat::kJson : OutputFormat::kText);
       return 0;
     }
     CommandOptions opt;
-    opt.command = command;
+    opt.command = &command;
     opt.kind = find_kind(f.kind);
     if (!opt.kind) throw ConfigError("unknown --kind \"" + f.kind + "\": use one of " + kinds_help());
     if (std::string problem = cli.flags_problem(); !problem.empty()) throw ConfigError(problem);
@@ -130,7 +130,7 @@ int run(int argc, char** argv) {
     spdlog::debug("using {} at {}", config.origin, config.server);
     opt.identity = config.identity;
     Client client(std::move(config), client_options);
-    if (opt.command == "check") return run_check_online(client, opt, f.files, at);
+    if (command.id == CommandId::kCheck) return run_check_online(client, opt, f.files, at);
     return run_command(client, opt);
   } catch (const ConfigError& e) {
     spdlog::error("{}", e.what());
