@@ -1,8 +1,14 @@
 #include "cli.h"
 
 #include <doctest/doctest.h>
+#include <spdlog/spdlog.h>
 
+#include <iostream>
+#include <set>
 #include <sstream>
+
+#include "commands.h"
+#include "test_util.h"
 
 using namespace windowctl;
 
@@ -187,4 +193,108 @@ TEST_CASE("a row that writes is a command with --dry-run, --reason and --notify,
     }
     CHECK(c.action.has_value() == (c.writes && c.id != CommandId::kSync));
   }
+}
+
+namespace {
+
+// The command parsed, what its run printed and whether it asked for the cluster.
+struct Run {
+  const Command* command = nullptr;
+  std::optional<int> exit;
+  bool reached = false;
+  std::string out;
+};
+
+struct Reached {};
+
+// stdout into a string and logs off while it lives: a unit test's stdout is doctest's.
+class Captured {
+ public:
+  Captured() : saved_(std::cout.rdbuf(out_.rdbuf())), level_(spdlog::get_level()) {
+    spdlog::set_level(spdlog::level::off);
+  }
+  ~Captured() {
+    spdlog::set_level(level_);
+    std::cout.rdbuf(saved_);
+  }
+  std::string str() const { return out_.str(); }
+
+ private:
+  std::ostringstream out_;
+  std::streambuf* saved_;
+  spdlog::level::level_enum level_;
+};
+
+Run run_until_cluster(const Args& args) {
+  Run run;
+  CommandLine cli;
+  std::ostringstream help;
+  run.exit = cli.parse(args, help);
+  run.command = cli.flags().command;
+  if (run.exit) return run;
+  Captured out;
+  try {
+    run.exit = dispatch(cli, {"1.2.3", "abc"}, [&](const ClientOptions&) -> std::unique_ptr<Client> {
+      run.reached = true;
+      throw Reached{};
+    });
+  } catch (const Reached&) {
+  }
+  run.out = out.str();
+  // What the row says is what the run did.
+  CHECK(run.reached == cli.flags().needs_cluster());
+  return run;
+}
+
+}  // namespace
+
+TEST_CASE("a run builds a client only when its command's row needs the cluster") {
+  windowctl::testing::TempDir dir;
+  const std::string file = dir.write("ks.yaml", "apiVersion: v1\nkind: Namespace\nmetadata:\n  name: apps\n");
+  struct Case {
+    Args args;
+    CommandId id;
+    bool reaches;
+  };
+  const std::vector<Case> cases = {
+      {{"version"}, CommandId::kVersion, false},
+      {{"--version"}, CommandId::kVersion, false},
+      {{"version", "-o", "json"}, CommandId::kVersion, false},
+      {{"completion", "fish"}, CommandId::kCompletion, false},
+      {{"schedule", "--window", "0 8 * * * for 1h", "--at", "2024-01-01T00:00:00Z"}, CommandId::kSchedule, false},
+      // Manifests alone are read offline; targets, or no manifests, are checked live.
+      {{"check", "-f", file}, CommandId::kCheck, false},
+      {{"check", "apps-rw", "-f", file}, CommandId::kCheck, true},
+      {{"check"}, CommandId::kCheck, true},
+      {{"close", "x"}, CommandId::kClose, true},
+      {{"suspend", "x", "--dry-run"}, CommandId::kClose, true},
+      {{"open", "x"}, CommandId::kOpen, true},
+      {{"relabel", "x", "--reconcile", "enabled"}, CommandId::kRelabel, true},
+      {{"adopt", "x"}, CommandId::kAdopt, true},
+      {{"sync", "x"}, CommandId::kSync, true},
+      {{"status"}, CommandId::kStatus, true},
+  };
+  std::set<CommandId> covered;
+  for (const auto& c : cases) {
+    std::string line;
+    for (const auto& a : c.args) line += a + " ";
+    CAPTURE(line);
+    const Run run = run_until_cluster(c.args);
+    CHECK(run.command == &command_row(c.id));
+    CHECK(run.reached == c.reaches);
+    if (!c.reaches) CHECK(run.exit == kExitOk);
+    covered.insert(c.id);
+  }
+  // help is answered by the parse, before any run.
+  const Run help = run_until_cluster({"help", "schedule"});
+  CHECK(help.command == &command_row(CommandId::kHelp));
+  CHECK(help.exit == kExitOk);
+  CHECK(!help.reached);
+  covered.insert(CommandId::kHelp);
+  CHECK(covered.size() == kCommands.size());
+
+  CHECK(run_until_cluster({"version"}).out == "windowctl 1.2.3 (commit abc)\n");
+  CHECK(run_until_cluster({"check", "-f", file, "-o", "json"}).out.find("\"findings\"") != std::string::npos);
+  CHECK(run_until_cluster({"schedule", "--window", "0 8 * * * for 1h in UTC", "-o", "json"}).out.find("\"open\"") !=
+        std::string::npos);
 }
