@@ -46,7 +46,7 @@ std::string label(const TargetResult& r) {
 // sync asks the object's window; --scheduled lets an active override win over the job's edge.
 PlanInput Applier::input_for(const json& object, const PlanInput& in) const {
   auto now = std::chrono::system_clock::now();
-  if (opt_.command == "sync") {
+  if (opt_.command->id == CommandId::kSync) {
     auto schedule = schedule_for(object, opt_.schedule);
     if (!schedule) throw std::runtime_error(std::string("no window: pass --window or annotate the object with ") + kWindowAnnotation);
     SyncVerdict v = sync_verdict(read_state(object), is_open(*schedule, now), now);
@@ -99,10 +99,11 @@ void Applier::record_event(const KindVersion& kv, const Target& t, const json& o
 void Applier::notify_failed(const KindVersion& kv, const Target& t, const std::string& error) {
   if (!notifier_) return;
   if (instance_.empty()) instance_ = hostname();
-  std::string verb = opt_.command;
+  const std::string name(opt_.command->name);
+  std::string verb = name;
   verb[0] = static_cast<char>(verb[0] - 'a' + 'A');
   json event = make_event(*kv.kind, kv.version, event_subject(t, json::object()),
-                          {"Window" + verb + "Failed", "Warning", opt_.command + " failed: " + error, instance_},
+                          {"Window" + verb + "Failed", "Warning", name + " failed: " + error, instance_},
                           std::chrono::system_clock::now());
   notifier_->send(flux_event(event, "failed"));
 }
@@ -151,8 +152,8 @@ TargetResult Applier::apply(const Work& w, const PlanInput& in) {
       if (d.outcome == Outcome::kHeld) {
         auto level = opt_.fail_on_held ? spdlog::level::err : spdlog::level::warn;
         spdlog::log(level, "{}: held: suspended by someone else, not windowctl; left suspended ({})", w.target.id(),
-                    opt_.command == "sync" ? "sync --force resumes it; adopt makes it windowctl's"
-                                           : "open --force resumes it; adopt makes it windowctl's");
+                    opt_.command->id == CommandId::kSync ? "sync --force resumes it; adopt makes it windowctl's"
+                                                         : "open --force resumes it; adopt makes it windowctl's");
       }
       record_event(kv, w.target, object, d);
       return r;

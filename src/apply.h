@@ -23,7 +23,7 @@ class Applier {
  public:
   Applier(Client& client, const CommandOptions& options, const Resolution& resolution)
       : client_(client), opt_(options), res_(resolution) {
-    if (options.notify) notifier_.emplace(*options.notify, options.notify_timeout, options.user_agent);
+    if (options.notify) notifier_.emplace(*options.notify, options.notify_timeout, options.client.user_agent);
   }
 
   // Decides on the object as read (again after a 409) and writes; the result says what

@@ -6,6 +6,7 @@
 #include <tuple>
 
 #include "check_model.h"
+#include "command_table.h"
 #include "config.h"
 #include "json_read.h"
 #include "output.h"
@@ -21,6 +22,12 @@ namespace {
 
 // How many of the next windows the tick rules look at (all of the next year, up to this many).
 constexpr int kMaxWindows = 500;
+
+// check_model.h keeps a job's command by name; its row says which it is.
+bool job_runs(const WindowJob& job, CommandId id) {
+  const Command* c = find_command(job.command);
+  return c && c->id == id;
+}
 
 struct Checker {
   const Manifests& m;
@@ -147,7 +154,7 @@ struct Checker {
 
   void sync_jobs() {
     for (const auto& job : m.jobs) {
-      if (job.command != "sync" || job.suspended) continue;
+      if (!job_runs(job, CommandId::kSync) || job.suspended) continue;
       Schedule flags;
       try {
         flags = parse_schedule({job.windows, job.denies, job.freezes});
@@ -179,9 +186,9 @@ struct Checker {
              std::tie(b.kind, b.target_ns, b.targets, b.selector, b.has_selector, b.all);
     };
     for (const auto& open : m.jobs) {
-      if (open.command != "open" || open.suspended) continue;
+      if (!job_runs(open, CommandId::kOpen) || open.suspended) continue;
       for (const auto& close : m.jobs) {
-        if (close.command != "close" || close.suspended || !same_targets(open, close)) continue;
+        if (!job_runs(close, CommandId::kClose) || close.suspended || !same_targets(open, close)) continue;
         if (open.time_zone != close.time_zone) {
           add("WC007", "error", close.key,
               "spec.timeZone \"" + close.time_zone + "\" differs from \"" + open.time_zone + "\" of its open job " + open.key +

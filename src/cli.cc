@@ -2,8 +2,6 @@
 
 #include <spdlog/spdlog.h>
 
-#include <algorithm>
-
 #include "kinds.h"
 #include "notify.h"
 #include "selector.h"
@@ -148,13 +146,11 @@ std::string program_name(const char* argv0) {
   return base == "kubectl-windowctl" ? "kubectl windowctl" : "windowctl";
 }
 
-std::vector<std::string> command_names(const CLI::App& app, bool with_aliases) {
+std::vector<std::string> command_names(bool with_aliases) {
   std::vector<std::string> names;
-  for (const CLI::App* sub : app.get_subcommands([](const CLI::App*) { return true; })) {
-    names.push_back(sub->get_name());
-    if (with_aliases) {
-      for (const auto& alias : sub->get_aliases()) names.push_back(alias);
-    }
+  for (const Command& c : kCommands) {
+    names.emplace_back(c.name);
+    if (with_aliases && !c.alias.empty()) names.emplace_back(c.alias);
   }
   return names;
 }
@@ -172,9 +168,17 @@ CommandLine::CommandLine(std::string program) : program_(std::move(program)), ap
   app.add_flag("--version", f.version, "Print the version and commit");
   app.footer("\nRun '" + p + " help COMMAND' for a command's flags and examples.");
 
-  auto* close = app.add_subcommand("close", "Suspend the targets (spec.suspend: true) and mark them as suspended by windowctl");
-  close->alias("suspend");
-  add_targets(close, f, true);
+  // Help lists the commands in the table's order; each one's own flags follow.
+  for (const Command& c : kCommands) {
+    CLI::App* sub = app.add_subcommand(std::string(c.name), std::string(c.description));
+    if (!c.alias.empty()) sub->alias(std::string(c.alias));
+    subcommands_[static_cast<std::size_t>(c.id)] = sub;
+  }
+  auto subcommand = [&](CommandId id) { return subcommands_[static_cast<std::size_t>(id)]; };
+  auto writes = [](CommandId id) { return command_row(id).writes; };
+
+  auto* close = subcommand(CommandId::kClose);
+  add_targets(close, f, writes(CommandId::kClose));
   close->add_flag("--relabel", f.relabel, "Also set kustomize.toolkit.fluxcd.io/reconcile=disabled, so a parent Kustomization leaves them alone");
   close->add_option("--for", f.override_for, "Keep them closed this long even if the window says open (sync honours it)")
       ->type_name("DURATION");
@@ -183,9 +187,8 @@ CommandLine::CommandLine(std::string program) : program_(std::move(program)), ap
                              {"Mixed kinds, with a reason flux get shows", "close --targets helmrelease/apps/podinfo,imageupdateautomation/flux-system --reason \"release freeze\""},
                              {"Every Kustomization labelled window=rw, in every namespace", "close -A -l window=rw"}}));
 
-  auto* open = app.add_subcommand("open", "Resume what windowctl suspended and request a reconcile now");
-  open->alias("resume");
-  add_targets(open, f, true);
+  auto* open = subcommand(CommandId::kOpen);
+  add_targets(open, f, writes(CommandId::kOpen));
   open->add_flag("--relabel", f.relabel, "Also set kustomize.toolkit.fluxcd.io/reconcile=enabled");
   open->add_flag("--force", f.force, "Also resume objects suspended by someone else");
   open->add_option("--for", f.override_for, "Keep them open this long even if the window says closed (sync honours it)")
@@ -198,17 +201,17 @@ CommandLine::CommandLine(std::string program) : program_(std::move(program)), ap
   open->footer(examples(p, {{"Open the window of apps-rw and wait until Flux has applied it", "open apps-rw --wait"},
                             {"Emergency open for 2 hours (the scheduled jobs leave it open)", "open apps-rw --for 2h --reason \"INC-1234 hotfix\""}}));
 
-  auto* relabel = app.add_subcommand("relabel", "Set only the kustomize.toolkit.fluxcd.io/reconcile label");
-  add_targets(relabel, f, true);
+  auto* relabel = subcommand(CommandId::kRelabel);
+  add_targets(relabel, f, writes(CommandId::kRelabel));
   relabel->add_option("--reconcile", f.reconcile, "enabled or disabled")->required()->check(member_of("--reconcile"));
   relabel->footer(examples(p, {{"Let a parent Kustomization leave apps-rw alone", "relabel apps-rw --reconcile disabled"}}));
 
-  auto* adopt = app.add_subcommand("adopt", "Mark targets someone else suspended (e.g. flux suspend) as closed by windowctl, so the next open resumes them");
-  add_targets(adopt, f, true);
+  auto* adopt = subcommand(CommandId::kAdopt);
+  add_targets(adopt, f, writes(CommandId::kAdopt));
   adopt->footer(examples(p, {{"Take over a suspension made by flux suspend", "adopt apps-rw"}}));
 
-  auto* sync = app.add_subcommand("sync", "Open or close each target as its window says now (level-triggered; idempotent)");
-  add_targets(sync, f, true);
+  auto* sync = subcommand(CommandId::kSync);
+  add_targets(sync, f, writes(CommandId::kSync));
   add_schedule(sync, f, false);
   sync->add_flag("--relabel", f.relabel, "Also set kustomize.toolkit.fluxcd.io/reconcile to enabled/disabled");
   sync->add_flag("--force", f.force, "When opening, also resume objects suspended by someone else");
@@ -216,24 +219,23 @@ CommandLine::CommandLine(std::string program) : program_(std::move(program)), ap
   sync->footer(examples(p, {{"Monday 08:00 to Thursday 17:00, Zurich wall clock", "sync apps-rw --window \"0 8 * * MON to 0 17 * * THU in Europe/Zurich\""},
                             {"Each object's own windowctl.io/window annotation, every Kustomization labelled window=rw", "sync -l window=rw"}}));
 
-  auto* schedule = app.add_subcommand("schedule", "Say whether the window is open and list the next windows (no cluster needed)");
+  auto* schedule = subcommand(CommandId::kSchedule);
   add_schedule(schedule, f, true);
   schedule->add_option("--at", f.at, "Evaluate at this RFC 3339 instant instead of now")->type_name("TIME");
   schedule->add_option("--count", f.count, "How many windows to list")->check(CLI::Range(1, 100000));
   add_globals(schedule, f);
   schedule->footer(examples(p, {{"The next 3 windows of a weekday morning window", "schedule --window \"0 8 * * MON-FRI for 4h in Europe/Zurich\" --count 3"}}));
 
-  auto* status = app.add_subcommand("status", "Show suspension, who suspended, readiness and revision (every object of --kind in the namespace by default)");
-  add_targets(status, f, false);
+  auto* status = subcommand(CommandId::kStatus);
+  add_targets(status, f, writes(CommandId::kStatus));
   add_schedule(status, f, false);
   status->add_flag("--fail-on-held", f.fail_on_held, "Exit 1 when a target is suspended by someone else (open would hold it)");
   status->footer(examples(p, {{"Every Kustomization in flux-system", "status"}, {"Every HelmRelease in the cluster", "status -A --kind hr"}}));
 
-  auto* check = app.add_subcommand("check", "Find setups where a window silently fails: in manifests (-f alone: no cluster needed), "
-                                             "else live, for the targets given or every window CronJob in -n");
+  auto* check = subcommand(CommandId::kCheck);
   check->add_option("-f,--filename", f.files, "Manifests: a YAML file, a directory (its *.yaml, *.yml) or - (stdin), repeatable")
       ->type_name("PATH");
-  add_targets(check, f, false);
+  add_targets(check, f, writes(CommandId::kCheck));
   check->add_option("--at", f.at, "Evaluate windows from this RFC 3339 instant instead of now (the same findings every run)")
       ->type_name("TIME");
   check->footer(examples(p, {{"What flux build would apply (offline)", "check -f <(flux build kustomization flux-system --path ./clusters/prod)"},
@@ -241,18 +243,18 @@ CommandLine::CommandLine(std::string program) : program_(std::move(program)), ap
                              {"Every window CronJob in flux-system, against the cluster", "check"},
                              {"Live targets, as the job's ServiceAccount would act on them", "check apps-rw --targets helmrelease/apps/podinfo"}}));
 
-  auto* version = app.add_subcommand("version", "Print the version and commit");
+  auto* version = subcommand(CommandId::kVersion);
   add_globals(version, f);
   version->footer(examples(p, {{"For a script", "version -o json"}}));
 
-  auto* completion = app.add_subcommand("completion", "Print a shell completion script: bash, zsh or fish");
+  auto* completion = subcommand(CommandId::kCompletion);
   completion->add_option("SHELL", f.shell, "bash, zsh or fish")->required()->check(member_of("SHELL"));
   completion->footer(examples(p, {{"bash, this shell", "completion bash > /tmp/c && . /tmp/c"},
                                   {"bash, every new shell", "completion bash > /etc/bash_completion.d/windowctl"},
                                   {"zsh (a directory on $fpath)", "completion zsh > \"${fpath[1]}/_windowctl\""},
                                   {"fish", "completion fish > ~/.config/fish/completions/windowctl.fish"}}));
 
-  auto* help = app.add_subcommand("help", "Help about any command");
+  auto* help = subcommand(CommandId::kHelp);
   help->add_option("COMMAND", f.topic, "The command to explain")->type_name("");
   help->footer(examples(p, {{"close's flags, their defaults and examples", "help close"}}));
 
@@ -264,10 +266,13 @@ CommandLine::CommandLine(std::string program) : program_(std::move(program)), ap
 
 std::string CommandLine::flags_problem() const {
   const Flags& f = flags_;
+  if (!f.command) return {};
+  const CommandId id = f.command->id;
   const bool named = !f.args.empty() || !f.names.empty() || !f.targets.empty();
-  const bool targets_optional = command_ == "status" || command_ == "check";
+  // status shows every object of --kind by default; check, every window CronJob.
+  const bool targets_optional = id == CommandId::kStatus || id == CommandId::kCheck;
   if (!targets_optional && !f.selects_targets()) {
-    return command_ + " needs targets: NAME..., --targets KIND/NAME, -l SELECTOR or --all";
+    return std::string(f.command->name) + " needs targets: NAME..., --targets KIND/NAME, -l SELECTOR or --all";
   }
   // flux ignores --all when names are given; a union with every object is the dangerous reading.
   if (f.all && (named || !f.selector.empty())) {
@@ -279,13 +284,22 @@ std::string CommandLine::flags_problem() const {
   if (f.all_namespaces) {
     if (named) return "-A/--all-namespaces selects by -l or --all; a name takes its namespace instead (NAMESPACE/NAME)";
     if (given("--namespace")) return "-A/--all-namespaces and -n/--namespace exclude each other";
-    if (command_ != "status" && f.selector.empty() && !f.all) return "-A/--all-namespaces needs -l SELECTOR or --all";
+    if (id != CommandId::kStatus && f.selector.empty() && !f.all) {
+      return "-A/--all-namespaces needs -l SELECTOR or --all";
+    }
   }
   if (f.reason.size() > 1024) return "--reason is longer than 1024 characters";
   // It is written into annotations and Events, which are JSON: UTF-8 only.
   if (!valid_utf8(f.reason)) return "--reason is not valid UTF-8";
   if (f.scheduled && !f.override_for.empty()) return "--scheduled and --for exclude each other: a scheduled run never sets an override";
   return {};
+}
+
+const Command* CommandLine::row_of(const CLI::App* subcommand) const {
+  for (const Command& c : kCommands) {
+    if (subcommands_[static_cast<std::size_t>(c.id)] == subcommand) return &c;
+  }
+  return nullptr;
 }
 
 bool CommandLine::given(const std::string& option) const {
@@ -305,10 +319,9 @@ std::optional<int> CommandLine::parse(std::vector<std::string> args, std::ostrea
   args = hoist_global_flags(std::move(args));
   std::size_t first = 0;
   while (first < args.size() && !args[first].empty() && args[first][0] == '-' && args[first] != "--") ++first;
-  const std::vector<std::string> known = command_names(*app_, true);
-  if (first < args.size() && args[first] != "--" && std::find(known.begin(), known.end(), args[first]) == known.end()) {
+  if (first < args.size() && args[first] != "--" && !find_command(args[first])) {
     std::string list;
-    for (const auto& name : command_names(*app_, false)) list += (list.empty() ? "" : ", ") + name;
+    for (const auto& name : command_names(false)) list += (list.empty() ? "" : ", ") + name;
     return usage_error("unknown command \"" + args[first].substr(0, 64) + "\" (commands: " + list + "; see '" + program_ + " help')");
   }
   // `--notify` alone asks for the default receiver. The next argument is its URL only when it
@@ -330,18 +343,18 @@ std::optional<int> CommandLine::parse(std::vector<std::string> args, std::ostrea
     return kExitOk;
   } catch (const CLI::ParseError& e) {
     const auto subs = app_->get_subcommands();
-    if (!subs.empty()) command_ = subs.front()->get_name();
-    std::string where = subs.empty() ? program_ : program_ + " " + command_;
+    if (!subs.empty()) flags_.command = row_of(subs.front());
+    std::string where = subs.empty() ? program_ : program_ + " " + subs.front()->get_name();
     return usage_error(std::string(e.what()) + " (see '" + where + " --help')");
   }
   if (app_->get_subcommands().empty()) {
     if (!flags_.version) return usage_error("a command is required (see '" + program_ + " help')");
-    command_ = "version";  // --version reads as the version command
+    flags_.command = &command_row(CommandId::kVersion);  // --version reads as the version command
     return std::nullopt;
   }
   selected_ = app_->get_subcommands().front();
-  command_ = selected_->get_name();
-  if (command_ == "help") {
+  flags_.command = row_of(selected_);
+  if (flags_.command->id == CommandId::kHelp) {
     if (flags_.topic.empty()) {
       app_->clear();  // else the help of the selected `help` command
       out << app_->help();

@@ -3,11 +3,14 @@
 #pragma once
 
 #include <CLI/CLI.hpp>
+#include <array>
 #include <memory>
 #include <optional>
 #include <string>
+#include <string_view>
 #include <vector>
 
+#include "command_table.h"
 #include "log.h"
 
 namespace windowctl {
@@ -17,6 +20,8 @@ inline constexpr int kExitFailed = 1;
 inline constexpr int kExitUsage = 2;
 
 struct Flags {
+  // The command given, as its row (CommandLine::parse sets it; --version is the version command).
+  const Command* command = nullptr;
   // Global: every command takes them, before or after its name.
   std::string kubeconfig, context, ns, output = "text", log_format = "text", request_timeout = "30s";
   bool verbose = false, version = false;
@@ -37,6 +42,11 @@ struct Flags {
 
   // Any of names, --targets, -l or --all.
   bool selects_targets() const { return !args.empty() || !names.empty() || !targets.empty() || !selector.empty() || all; }
+  // This run reads the cluster: its command needs one, or check has more to go on than -f files.
+  bool needs_cluster() const {
+    return command && (command->needs == Needs::kCluster ||
+                       (command->needs == Needs::kManifests && (files.empty() || selects_targets())));
+  }
 };
 
 // The values a flag is restricted to (-o, --log-format, --reconcile, completion's SHELL), for
@@ -63,7 +73,7 @@ class CommandLine {
   explicit CommandLine(std::string program = "windowctl");
 
   // Parses `args` (without the program name). Returns the exit code when the run ends here (help,
-  // --version, a usage error: printed or logged already), else nullopt and command() is set.
+  // --version, a usage error: printed or logged already), else nullopt and flags().command is set.
   // With `problem`, a usage error is put there instead of logged (check reading a job's args).
   std::optional<int> parse(std::vector<std::string> args, std::ostream& out, std::string* problem = nullptr);
 
@@ -72,9 +82,10 @@ class CommandLine {
   // The same words whether a user typed them or `check` reads them from a CronJob's args.
   std::string flags_problem() const;
 
-  // The canonical name (an alias such as `suspend` reads `close`); also set when the command's
-  // flags failed to parse.
-  const std::string& command() const { return command_; }
+  // The command's name (an alias such as `suspend` reads `close`), "" when none; also set when
+  // the command's flags failed to parse. For check_model.cc, which keeps a job's command by name:
+  // decisions read the row, flags().command.
+  std::string_view command() const { return flags_.command ? flags_.command->name : std::string_view(); }
   const Flags& flags() const { return flags_; }
   bool given(const std::string& option) const;  // the command's option was on the line
   const CLI::App& app() const { return *app_; }
@@ -85,11 +96,13 @@ class CommandLine {
   Flags flags_;
   std::unique_ptr<CLI::App> app_;
   CLI::App* selected_ = nullptr;
-  std::string command_;
+  std::array<CLI::App*, kCommands.size()> subcommands_{};  // by CommandId
+
+  const Command* row_of(const CLI::App* subcommand) const;
 };
 
 // Every command name a user may type, aliases included, in the order help lists them.
-std::vector<std::string> command_names(const CLI::App& app, bool with_aliases);
+std::vector<std::string> command_names(bool with_aliases);
 
 // Under kubectl's plugin discovery the binary is kubectl-windowctl, run as `kubectl windowctl`.
 std::string program_name(const char* argv0);

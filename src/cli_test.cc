@@ -1,8 +1,14 @@
 #include "cli.h"
 
 #include <doctest/doctest.h>
+#include <spdlog/spdlog.h>
 
+#include <iostream>
+#include <set>
 #include <sstream>
+
+#include "commands.h"
+#include "test_util.h"
 
 using namespace windowctl;
 
@@ -55,7 +61,7 @@ struct Parse {
 TEST_CASE("aliases, names as arguments and flags on either side") {
   Parse p({"-n", "apps", "suspend", "apps-rw", "apps/b", "--reason", "freeze", "--notify"});
   REQUIRE(!p.exit);
-  CHECK(p.cli.command() == "close");
+  CHECK(p.cli.flags().command == &command_row(CommandId::kClose));
   CHECK(p.cli.flags().args == Args{"apps-rw", "apps/b"});
   CHECK(p.cli.flags().ns == "apps");
   CHECK(p.cli.flags().reason == "freeze");
@@ -64,7 +70,7 @@ TEST_CASE("aliases, names as arguments and flags on either side") {
 
   Parse r({"resume", "x", "--notify", "y"});
   REQUIRE(!r.exit);
-  CHECK(r.cli.command() == "open");
+  CHECK(r.cli.flags().command == &command_row(CommandId::kOpen));
   // A bare --notify never takes the next argument as its URL.
   CHECK(r.cli.flags().args == Args{"x", "y"});
 
@@ -93,7 +99,7 @@ TEST_CASE("help, version and usage errors end the run with their exit codes") {
   // --version is the version command (main prints it; test_cli.py compares the two outputs).
   Parse v({"--version"});
   CHECK(!v.exit);
-  CHECK(v.cli.command() == "version");
+  CHECK(v.cli.flags().command == &command_row(CommandId::kVersion));
 
   CHECK(Parse({}).exit == kExitUsage);
   CHECK(Parse({"cloze", "x"}).exit == kExitUsage);
@@ -135,16 +141,160 @@ TEST_CASE("a refused command line still names its command") {
   std::ostringstream out;
   std::string problem;
   CHECK(cli.parse({"suspend", "x", "--bogus"}, out, &problem) == kExitUsage);
-  CHECK(cli.command() == "close");
+  CHECK(cli.flags().command == &command_row(CommandId::kClose));
+  CHECK(cli.command() == command_row(CommandId::kClose).name);  // check_model.cc keeps it by name
   CHECK(problem.find("--bogus") != std::string::npos);
 }
 
 TEST_CASE("command names list aliases only when asked") {
-  CommandLine cli;
-  auto plain = command_names(cli.app(), false);
-  auto all = command_names(cli.app(), true);
+  auto plain = command_names(false);
+  auto all = command_names(true);
   CHECK(std::find(plain.begin(), plain.end(), "suspend") == plain.end());
   CHECK(std::find(all.begin(), all.end(), "suspend") != all.end());
   CHECK(std::find(all.begin(), all.end(), "resume") != all.end());
-  CHECK(plain.front() == "close");
+  CHECK(plain.front() == kCommands.front().name);
+}
+
+TEST_CASE("every subcommand is one row of the table, in its order, with its alias and line of help") {
+  CommandLine cli;
+  const auto subs = cli.app().get_subcommands([](const CLI::App*) { return true; });
+  REQUIRE(subs.size() == kCommands.size());
+  for (std::size_t i = 0; i < subs.size(); ++i) {
+    const Command& c = kCommands[i];
+    CAPTURE(c.name);
+    CHECK(subs[i]->get_name() == c.name);
+    CHECK(subs[i]->get_description() == c.description);
+    const Args aliases = c.alias.empty() ? Args{} : Args{std::string(c.alias)};
+    CHECK(subs[i]->get_aliases() == aliases);
+    CHECK(find_command(subs[i]->get_name()) == &c);
+    for (const auto& alias : subs[i]->get_aliases()) CHECK(find_command(alias) == &c);
+  }
+  CHECK(command_names(true).size() == subs.size() + 2);  // suspend, resume
+}
+
+TEST_CASE("flux's verbs are aliases of close and open; other words name no row") {
+  CHECK(find_command("suspend") == &command_row(CommandId::kClose));
+  CHECK(find_command("resume") == &command_row(CommandId::kOpen));
+  CHECK(find_command("cloze") == nullptr);
+  CHECK(find_command("") == nullptr);
+  CHECK(find_command("Close") == nullptr);
+  Parse p({"resume", "x"});
+  REQUIRE(!p.exit);
+  CHECK(p.cli.flags().command == &command_row(CommandId::kOpen));
+}
+
+TEST_CASE("a row that writes is a command with --dry-run, --reason and --notify, and one plan action unless sync") {
+  CommandLine cli;
+  for (const Command& c : kCommands) {
+    CAPTURE(c.name);
+    const CLI::App* sub = cli.app().get_subcommand(std::string(c.name));
+    for (const char* flag : {"--dry-run", "--reason", "--notify"}) {
+      CHECK((sub->get_option_no_throw(flag) != nullptr) == c.writes);
+    }
+    CHECK(c.action.has_value() == (c.writes && c.id != CommandId::kSync));
+  }
+}
+
+namespace {
+
+// The command parsed, what its run printed and whether it asked for the cluster.
+struct Run {
+  const Command* command = nullptr;
+  std::optional<int> exit;
+  bool reached = false;
+  std::string out;
+};
+
+struct Reached {};
+
+// stdout into a string and logs off while it lives: a unit test's stdout is doctest's.
+class Captured {
+ public:
+  Captured() : saved_(std::cout.rdbuf(out_.rdbuf())), level_(spdlog::get_level()) {
+    spdlog::set_level(spdlog::level::off);
+  }
+  ~Captured() {
+    spdlog::set_level(level_);
+    std::cout.rdbuf(saved_);
+  }
+  std::string str() const { return out_.str(); }
+
+ private:
+  std::ostringstream out_;
+  std::streambuf* saved_;
+  spdlog::level::level_enum level_;
+};
+
+Run run_until_cluster(const Args& args) {
+  Run run;
+  CommandLine cli;
+  std::ostringstream help;
+  run.exit = cli.parse(args, help);
+  run.command = cli.flags().command;
+  if (run.exit) return run;
+  Captured out;
+  try {
+    run.exit = dispatch(cli, {"1.2.3", "abc"}, [&](const ClientOptions&) -> std::unique_ptr<Client> {
+      run.reached = true;
+      throw Reached{};
+    });
+  } catch (const Reached&) {
+  }
+  run.out = out.str();
+  // What the row says is what the run did.
+  CHECK(run.reached == cli.flags().needs_cluster());
+  return run;
+}
+
+}  // namespace
+
+TEST_CASE("a run builds a client only when its command's row needs the cluster") {
+  windowctl::testing::TempDir dir;
+  const std::string file = dir.write("ks.yaml", "apiVersion: v1\nkind: Namespace\nmetadata:\n  name: apps\n");
+  struct Case {
+    Args args;
+    CommandId id;
+    bool reaches;
+  };
+  const std::vector<Case> cases = {
+      {{"version"}, CommandId::kVersion, false},
+      {{"--version"}, CommandId::kVersion, false},
+      {{"version", "-o", "json"}, CommandId::kVersion, false},
+      {{"completion", "fish"}, CommandId::kCompletion, false},
+      {{"schedule", "--window", "0 8 * * * for 1h", "--at", "2024-01-01T00:00:00Z"}, CommandId::kSchedule, false},
+      // Manifests alone are read offline; targets, or no manifests, are checked live.
+      {{"check", "-f", file}, CommandId::kCheck, false},
+      {{"check", "apps-rw", "-f", file}, CommandId::kCheck, true},
+      {{"check"}, CommandId::kCheck, true},
+      {{"close", "x"}, CommandId::kClose, true},
+      {{"suspend", "x", "--dry-run"}, CommandId::kClose, true},
+      {{"open", "x"}, CommandId::kOpen, true},
+      {{"relabel", "x", "--reconcile", "enabled"}, CommandId::kRelabel, true},
+      {{"adopt", "x"}, CommandId::kAdopt, true},
+      {{"sync", "x"}, CommandId::kSync, true},
+      {{"status"}, CommandId::kStatus, true},
+  };
+  std::set<CommandId> covered;
+  for (const auto& c : cases) {
+    std::string line;
+    for (const auto& a : c.args) line += a + " ";
+    CAPTURE(line);
+    const Run run = run_until_cluster(c.args);
+    CHECK(run.command == &command_row(c.id));
+    CHECK(run.reached == c.reaches);
+    if (!c.reaches) CHECK(run.exit == kExitOk);
+    covered.insert(c.id);
+  }
+  // help is answered by the parse, before any run.
+  const Run help = run_until_cluster({"help", "schedule"});
+  CHECK(help.command == &command_row(CommandId::kHelp));
+  CHECK(help.exit == kExitOk);
+  CHECK(!help.reached);
+  covered.insert(CommandId::kHelp);
+  CHECK(covered.size() == kCommands.size());
+
+  CHECK(run_until_cluster({"version"}).out == "windowctl 1.2.3 (commit abc)\n");
+  CHECK(run_until_cluster({"check", "-f", file, "-o", "json"}).out.find("\"findings\"") != std::string::npos);
+  CHECK(run_until_cluster({"schedule", "--window", "0 8 * * * for 1h in UTC", "-o", "json"}).out.find("\"open\"") !=
+        std::string::npos);
 }

@@ -3,8 +3,16 @@
 #include <spdlog/spdlog.h>
 
 #include <iostream>
+#include <stdexcept>
 
 #include "apply.h"
+#include "check.h"
+#include "check_online.h"
+#include "cli.h"
+#include "completion.h"
+#include "config.h"
+#include "kinds.h"
+#include "manifests.h"
 #include "resolve.h"
 #include "timefmt.h"
 
@@ -13,6 +21,17 @@ namespace windowctl {
 using nlohmann::json;
 
 namespace {
+
+std::chrono::milliseconds duration_flag(const std::string& flag, const std::string& value) {
+  auto d = parse_go_duration(value);
+  if (!d) throw ConfigError("invalid " + flag + " \"" + value + "\": use a duration like 30s, 5m or 1h30m");
+  // Durations are added to clocks (deadlines, override ends); a century keeps every sum far
+  // from where the nanosecond counts wrap (2262 for the system clock).
+  if (*d > std::chrono::hours(876000)) {
+    throw ConfigError("invalid " + flag + " \"" + value + "\": at most 876000h (100 years)");
+  }
+  return std::chrono::duration_cast<std::chrono::milliseconds>(*d);
+}
 
 void add_window_columns(StatusRow& row, const json& object, const Schedule& flags) {
   std::optional<Schedule> schedule;
@@ -90,10 +109,8 @@ bool status(Client& client, const CommandOptions& opt, Resolution& res) {
 
 PlanInput plan_input(const CommandOptions& opt) {
   PlanInput in;
-  in.action = opt.command == "open"    ? Action::kOpen
-              : opt.command == "close" ? Action::kClose
-              : opt.command == "adopt" ? Action::kAdopt
-                                       : Action::kRelabel;
+  // sync has no action of its own: Applier::input_for takes each object's from its window.
+  if (opt.command->action) in.action = *opt.command->action;
   in.force = opt.force;
   in.relabel = opt.relabel;
   in.label_value = opt.label_value;
@@ -114,7 +131,7 @@ PlanInput plan_input(const CommandOptions& opt) {
 bool change(Client& client, const CommandOptions& opt, Resolution& res) {
   const PlanInput in = plan_input(opt);
   Applier applier(client, opt, res);
-  ResultWriter writer(std::cout, opt.output, opt.command);
+  ResultWriter writer(std::cout, opt.output, std::string(opt.command->name));
   std::vector<TargetResult> waiting;
   bool ok = true;
   auto handle = [&](const Work& w) {
@@ -146,11 +163,118 @@ bool change(Client& client, const CommandOptions& opt, Resolution& res) {
   return ok;
 }
 
+// A run without the cluster: the command needs none, or check has only -f files to read.
+int run_offline(const CommandLine& cli, const Build& build, SysTime at) {
+  const Flags& f = cli.flags();
+  const bool json_output = f.output == "json";
+  switch (f.command->id) {
+    case CommandId::kVersion:
+      if (json_output) {
+        std::cout << json{{"command", std::string(f.command->name)}, {"version", std::string(build.version)},
+                          {"commit", std::string(build.commit)}}.dump(2)
+                  << "\n";
+      } else {
+        std::cout << "windowctl " << build.version << " (commit " << build.commit << ")\n";
+      }
+      return kExitOk;
+    case CommandId::kCompletion:
+      std::cout << completion_script(cli.app(), f.shell);
+      return kExitOk;
+    case CommandId::kSchedule:
+      std::cout << render_schedule(parse_schedule({f.windows, f.denies, f.freezes}), at, f.count,
+                                   json_output ? OutputFormat::kJson : OutputFormat::kText);
+      return kExitOk;
+    case CommandId::kCheck: {
+      const auto objects = parse_manifests(read_manifest_sources(f.files));
+      auto findings = check_objects(objects, at);
+      std::cout << render_findings(findings, json_output);
+      // Silence would not tell a user whether check read what they meant it to read.
+      if (findings.empty()) spdlog::info("no findings in {} object{}", objects.size(), objects.size() == 1 ? "" : "s");
+      return has_error(findings) ? kExitFailed : kExitOk;
+    }
+    case CommandId::kHelp:
+      return kExitOk;  // answered by CommandLine::parse
+    case CommandId::kClose:
+    case CommandId::kOpen:
+    case CommandId::kRelabel:
+    case CommandId::kAdopt:
+    case CommandId::kSync:
+    case CommandId::kStatus:
+      break;
+  }
+  throw std::logic_error(std::string(f.command->name) + " has no run without the cluster");
+}
+
 }  // namespace
+
+CommandOptions command_options(const CommandLine& cli, const Build& build) {
+  const Flags& f = cli.flags();
+  CommandOptions opt;
+  opt.command = f.command;
+  opt.schedule = parse_schedule({f.windows, f.denies, f.freezes});
+  opt.kind = find_kind(f.kind);
+  if (!opt.kind) throw ConfigError("unknown --kind \"" + f.kind + "\": use one of " + kinds_help());
+  if (std::string problem = cli.flags_problem(); !problem.empty()) throw ConfigError(problem);
+  // Names as arguments, as flux and kubectl take them, then --kustomizations.
+  opt.names = f.args;
+  opt.names.insert(opt.names.end(), f.names.begin(), f.names.end());
+  opt.client.request_timeout = duration_flag("--request-timeout", f.request_timeout);
+  if (opt.client.request_timeout.count() == 0) opt.client.request_timeout = std::chrono::hours(24);
+  opt.client.user_agent = "windowctl/" + std::string(build.version);
+  opt.wait_timeout = duration_flag("--timeout", f.timeout);
+  opt.poll_interval = duration_flag("--poll-interval", f.poll_interval);
+  opt.all_namespaces = f.all_namespaces;
+  opt.kind_targets = f.targets;
+  opt.selector = f.selector;
+  opt.all = f.all;
+  opt.api_version = f.api_version;
+  if (!opt.api_version.empty() && !valid_api_version(opt.api_version)) {
+    throw ConfigError("invalid --api-version \"" + opt.api_version + "\" (v1, v2, v1beta2, ...)");
+  }
+  opt.force = f.force;
+  opt.relabel = f.relabel;
+  opt.label_value = f.reconcile;
+  opt.dry_run = f.dry_run;
+  opt.scheduled = f.scheduled;
+  opt.fail_on_held = f.fail_on_held;
+  opt.wait = f.wait;
+  opt.reason = f.reason;
+  if (!f.override_for.empty()) {
+    opt.override_for = duration_flag("--for", f.override_for);
+    if (opt.override_for.count() <= 0) throw ConfigError("--for must be longer than 0");
+  }
+  opt.output = f.output == "json" ? OutputFormat::kJson : OutputFormat::kText;
+  if (cli.given("--notify")) {
+    std::string problem;
+    opt.notify = parse_notify_url(f.notify, &problem);
+    if (!opt.notify) throw ConfigError("invalid --notify \"" + f.notify.substr(0, 256) + "\": " + problem);
+    // An absent receiver must not hold the job up: a notification waits 10 s at most.
+    opt.notify_timeout = std::min<std::chrono::milliseconds>(opt.client.request_timeout, std::chrono::seconds(10));
+  }
+  opt.ns = default_namespace(f.ns, process_getenv());
+  return opt;
+}
+
+int dispatch(const CommandLine& cli, const Build& build, const Connect& connect) {
+  const Flags& f = cli.flags();
+  SysTime at = std::chrono::system_clock::now();
+  if (!f.at.empty()) {
+    auto parsed = parse_rfc3339(f.at);
+    if (!parsed) throw ConfigError("invalid --at \"" + f.at + "\": it " + rfc3339_problem(f.at));
+    at = *parsed;
+  }
+  if (!f.needs_cluster()) return run_offline(cli, build, at);
+  CommandOptions opt = command_options(cli, build);
+  std::unique_ptr<Client> client = connect(opt.client);
+  opt.identity = client->config().identity;
+  // check: offline rules over its -f files too, then the live ones (check_online.h).
+  if (opt.command->id == CommandId::kCheck) return run_check_online(*client, opt, f.files, at);
+  return run_command(*client, opt);
+}
 
 int run_command(Client& client, const CommandOptions& options) {
   Resolution res = resolve(client, options);
-  bool ok = options.command == "status" ? status(client, options, res) : change(client, options, res);
+  bool ok = options.command->id == CommandId::kStatus ? status(client, options, res) : change(client, options, res);
   return ok && res.ok ? 0 : 1;
 }
 

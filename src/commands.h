@@ -1,13 +1,18 @@
-// The commands over the cluster, along one flow: resolve the targets (resolve.h), decide per
-// object (plan.h), apply with Events and --wait (apply.h), report (output.h).
+// The commands, run as their rows say (command_table.h). Those over the cluster go along one
+// flow: resolve the targets (resolve.h), decide per object (plan.h), apply with Events and --wait
+// (apply.h), report (output.h).
 #pragma once
 
 #include <chrono>
+#include <functional>
+#include <memory>
 #include <optional>
 #include <string>
+#include <string_view>
 #include <vector>
 
 #include "client.h"
+#include "command_table.h"
 #include "notify.h"
 #include "output.h"
 #include "plan.h"
@@ -15,8 +20,10 @@
 
 namespace windowctl {
 
+class CommandLine;
+
 struct CommandOptions {
-  std::string command;  // open, close, relabel, adopt, sync, status
+  const Command* command = nullptr;       // its row: a write, status or check
   std::vector<std::string> names;         // --kustomizations: of `kind`
   std::vector<std::string> kind_targets;  // --targets: KIND/[NAMESPACE/]NAME, each of its own kind
   std::string selector;
@@ -41,10 +48,28 @@ struct CommandOptions {
   Schedule schedule;  // sync, status: --window/--deny/--freeze (objects' annotations win)
   std::optional<NotifyEndpoint> notify;         // --notify: changes also go to Flux's alerts
   std::chrono::milliseconds notify_timeout{5000};
-  std::string user_agent;
+  ClientOptions client;  // --request-timeout, the User-Agent (notifications carry it too)
 };
 
-// Exit code 0 or 1. Configuration errors surface as ConfigError before anything is written.
+// What only main knows of the binary: the version command prints it, the User-Agent carries it.
+struct Build {
+  std::string_view version, commit;
+};
+
+// A command's options from its parsed command line: every flag checked and converted here, once.
+// Throws ConfigError for the first one windowctl refuses, before anything is sent.
+CommandOptions command_options(const CommandLine& cli, const Build& build);
+
+// How a run reaches the cluster (main's reads the kubeconfig). Called once, after every flag has
+// been checked, and only for a run that needs the cluster (Flags::needs_cluster).
+using Connect = std::function<std::unique_ptr<Client>(const ClientOptions& options)>;
+
+// The parsed command, run as its row says; results on stdout. Returns the exit code; usage
+// errors surface as ConfigError (exit 2).
+int dispatch(const CommandLine& cli, const Build& build, const Connect& connect);
+
+// A write or status. Exit code 0 or 1. Configuration errors surface as ConfigError before
+// anything is written.
 int run_command(Client& client, const CommandOptions& options);
 
 }  // namespace windowctl

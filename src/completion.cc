@@ -3,6 +3,7 @@
 #include <algorithm>
 
 #include "cli.h"
+#include "command_table.h"
 #include "kinds.h"
 
 namespace windowctl {
@@ -15,7 +16,7 @@ struct Flag {
   std::string values;  // space-separated fixed values, or "@file" for a path
 };
 
-struct Command {
+struct Subcommand {
   std::string name;
   std::vector<std::string> aliases;
   std::string help;
@@ -48,11 +49,11 @@ std::string values_of(const std::string& long_name) {
   return join(fixed_values(long_name));
 }
 
-std::vector<Command> model(const CLI::App& app) {
-  const std::vector<std::string> names = command_names(app, false);
-  std::vector<Command> out;
+std::vector<Subcommand> model(const CLI::App& app) {
+  const std::vector<std::string> names = command_names(false);
+  std::vector<Subcommand> out;
   for (const CLI::App* sub : app.get_subcommands([](const CLI::App*) { return true; })) {
-    Command c{sub->get_name(), sub->get_aliases(), sub->get_description(), {}, {}};
+    Subcommand c{sub->get_name(), sub->get_aliases(), sub->get_description(), {}, {}};
     for (const CLI::Option* o : sub->get_options()) {
       if (o->get_positional()) continue;
       Flag f;
@@ -64,15 +65,17 @@ std::vector<Command> model(const CLI::App& app) {
       if (f.takes_value) f.values = values_of(f.names.back());
       c.flags.push_back(std::move(f));
     }
-    if (c.name == "completion") c.arguments = join(fixed_values("SHELL"));
-    if (c.name == "help") c.arguments = join(names);
+    // A positional argument with fixed values: completion's SHELL, help's COMMAND.
+    const Command* row = find_command(c.name);
+    if (row && row->id == CommandId::kCompletion) c.arguments = join(fixed_values("SHELL"));
+    if (row && row->id == CommandId::kHelp) c.arguments = join(names);
     out.push_back(std::move(c));
   }
   return out;
 }
 
 // Bash: one function; zsh reuses it through bashcompinit, so both complete the same way.
-std::string bash(const std::vector<Command>& commands) {
+std::string bash(const std::vector<Subcommand>& commands) {
   std::vector<std::string> words;
   for (const auto& c : commands) {
     words.push_back(c.name);
@@ -143,7 +146,7 @@ std::string fish_quote(std::string_view s) {
   return out + "'";
 }
 
-std::string fish(const std::vector<Command>& commands) {
+std::string fish(const std::vector<Subcommand>& commands) {
   std::vector<std::string> words;
   for (const auto& c : commands) {
     words.push_back(c.name);
@@ -181,7 +184,7 @@ std::string fish(const std::vector<Command>& commands) {
 }  // namespace
 
 std::string completion_script(const CLI::App& app, const std::string& shell) {
-  const std::vector<Command> commands = model(app);
+  const std::vector<Subcommand> commands = model(app);
   if (shell == "fish") return fish(commands);
   std::string script = bash(commands);
   if (shell == "zsh") {

@@ -135,8 +135,8 @@ Resolution resolve(Client& client, const CommandOptions& opt) {
   // exit 2 with nothing sent.
   r.named = parse_targets(opt.names, opt.ns);
   std::vector<Target> kinded = parse_kind_targets(opt.kind_targets, opt.ns);
-  const bool list_all =
-      opt.all || (opt.command == "status" && opt.names.empty() && opt.kind_targets.empty() && opt.selector.empty());
+  const bool list_all = opt.all || (opt.command->id == CommandId::kStatus && opt.names.empty() &&
+                                    opt.kind_targets.empty() && opt.selector.empty());
   const bool uses_kind = list_all || !opt.selector.empty() || !r.named.empty() ||
                          std::any_of(kinded.begin(), kinded.end(), [&](const Target& t) { return t.kind == &kind; });
   std::vector<GroupDoc> docs;
@@ -237,7 +237,7 @@ bool for_each_listed(Client& client, const CommandOptions& opt, Resolution& r, S
     spdlog::error("listing {} {}: {}", kind.plural, where, error_summary(e));
     return false;
   }
-  if (delivered == 0 && r.named.empty() && opt.command != "status") {
+  if (delivered == 0 && r.named.empty() && opt.command->id != CommandId::kStatus) {
     // An empty selection is almost always a typo; a green job that did nothing is the trap to avoid.
     spdlog::error("no {} {} matches {}", kind.plural, where,
                   opt.selector.empty() ? std::string("--all") : "selector \"" + opt.selector + "\"");
