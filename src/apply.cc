@@ -9,6 +9,7 @@
 #include "event.h"
 #include "readiness.h"
 #include "sync.h"
+#include "util.h"
 
 namespace windowctl {
 
@@ -36,9 +37,7 @@ std::string hostname() {
 
 // How logs name a result: as its target's id() does.
 std::string label(const TargetResult& r) {
-  std::string kind = r.kind;
-  for (char& c : kind) c = static_cast<char>(c >= 'A' && c <= 'Z' ? c - 'A' + 'a' : c);
-  return (r.show_kind ? kind + "/" : "") + r.ns + "/" + r.name;
+  return object_label(r.show_kind ? r.kind : "", r.ns, r.name);
 }
 
 }  // namespace

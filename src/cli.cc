@@ -5,7 +5,7 @@
 #include "kinds.h"
 #include "notify.h"
 #include "selector.h"
-#include "utf8.h"
+#include "text.h"
 
 namespace windowctl {
 namespace {

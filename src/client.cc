@@ -6,7 +6,7 @@
 
 #include "api_error.h"
 #include "exec_credential.h"
-#include "output.h"
+#include "text.h"
 
 namespace windowctl {
 

@@ -5,6 +5,7 @@
 #include "cli.h"
 #include "command_table.h"
 #include "kinds.h"
+#include "util.h"
 
 namespace windowctl {
 namespace {
@@ -24,15 +25,9 @@ struct Subcommand {
   std::string arguments;  // fixed values of its positional argument, if any
 };
 
-std::string lower(std::string_view s) {
-  std::string out(s);
-  std::transform(out.begin(), out.end(), out.begin(), [](unsigned char c) { return static_cast<char>(std::tolower(c)); });
-  return out;
-}
-
 std::string kind_values() {
   std::string out;
-  for (const KindAdapter* k : all_kinds()) out += (out.empty() ? "" : " ") + lower(k->kind);
+  for (const KindAdapter* k : all_kinds()) out += (out.empty() ? "" : " ") + ascii_lower(k->kind);
   return out;
 }
 

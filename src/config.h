@@ -9,12 +9,9 @@
 #include <utility>
 #include <vector>
 
-namespace windowctl {
+#include "errors.h"
 
-// Bad flags, files or settings. Nothing has been sent yet; exit code 2.
-struct ConfigError : std::runtime_error {
-  using std::runtime_error::runtime_error;
-};
+namespace windowctl {
 
 struct ExecConfig {
   std::string api_version;  // client.authentication.k8s.io/v1 or v1beta1

@@ -5,7 +5,8 @@
 #include <span>
 #include <vector>
 
-#include "config.h"
+#include "errors.h"
+#include "util.h"
 
 namespace windowctl {
 
@@ -70,8 +71,7 @@ unsigned value(std::string_view text, const Field& f, std::string_view item, std
     return v;
   }
   if (!f.names.empty()) {
-    std::string lower;
-    for (char c : part) lower += static_cast<char>(std::tolower(static_cast<unsigned char>(c)));
+    std::string lower = ascii_lower(part);
     for (unsigned i = 0; i < f.names.size(); ++i) {
       if (f.names[i] == lower) return f.min + i;
     }

@@ -3,7 +3,7 @@
 #include <cstdio>
 
 #include "json_read.h"
-#include "utf8.h"
+#include "text.h"
 
 namespace windowctl {
 

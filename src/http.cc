@@ -1,16 +1,11 @@
 #include "http.h"
+#include "util.h"
 
 #include <algorithm>
 #include <charconv>
 #include <cctype>
 
 namespace windowctl::http {
-
-bool iequals(std::string_view a, std::string_view b) {
-  return a.size() == b.size() && std::equal(a.begin(), a.end(), b.begin(), [](char x, char y) {
-           return std::tolower(static_cast<unsigned char>(x)) == std::tolower(static_cast<unsigned char>(y));
-         });
-}
 
 std::string query_escape(std::string_view value) {
   static constexpr char kHex[] = "0123456789ABCDEF";
@@ -54,7 +49,7 @@ std::string serialize(const Request& request) {
 
 std::optional<std::string> Response::header(std::string_view name) const {
   for (const auto& [key, value] : headers) {
-    if (iequals(key, name)) return value;
+    if (iequals_ascii(key, name)) return value;
   }
   return std::nullopt;
 }
@@ -70,7 +65,7 @@ std::string_view trim(std::string_view s) {
 bool contains_token(std::string_view list, std::string_view token) {
   while (!list.empty()) {
     auto comma = list.find(',');
-    if (iequals(trim(list.substr(0, comma)), token)) return true;
+    if (iequals_ascii(trim(list.substr(0, comma)), token)) return true;
     if (comma == std::string_view::npos) break;
     list.remove_prefix(comma + 1);
   }
@@ -171,7 +166,7 @@ bool ResponseParser::begin_body() {
     return true;
   }
   auto te = response_.header("Transfer-Encoding");
-  if (te && !iequals(*te, "identity")) {
+  if (te && !iequals_ascii(*te, "identity")) {
     if (!contains_token(*te, "chunked")) {
       fail("unsupported transfer encoding");
       return false;

@@ -72,7 +72,6 @@ class ResponseParser {
   Response response_;
 };
 
-bool iequals(std::string_view a, std::string_view b);
 
 // Percent-encodes a query parameter value (RFC 3986 unreserved characters pass through).
 std::string query_escape(std::string_view value);

@@ -7,6 +7,7 @@
 #include "http.h"
 #include "json_read.h"
 #include "targets.h"
+#include "util.h"
 
 namespace windowctl {
 
@@ -77,17 +78,17 @@ constexpr KindAdapter kTable[] = {
 };
 
 bool qualified_is(std::string_view name, std::string_view word, std::string_view group) {
-  return name.size() == word.size() + 1 + group.size() && http::iequals(name.substr(0, word.size()), word) &&
-         name[word.size()] == '.' && http::iequals(name.substr(word.size() + 1), group);
+  return name.size() == word.size() + 1 + group.size() && iequals_ascii(name.substr(0, word.size()), word) &&
+         name[word.size()] == '.' && iequals_ascii(name.substr(word.size() + 1), group);
 }
 
 bool matches(const KindAdapter& k, std::string_view name) {
-  if (http::iequals(name, k.kind) || http::iequals(name, k.plural)) return true;
+  if (iequals_ascii(name, k.kind) || iequals_ascii(name, k.plural)) return true;
   if (qualified_is(name, k.kind, k.group) || qualified_is(name, k.plural, k.group)) return true;
   std::string_view rest = k.aliases;
   while (!rest.empty()) {
     auto space = rest.find(' ');
-    if (http::iequals(rest.substr(0, space), name)) return true;
+    if (iequals_ascii(rest.substr(0, space), name)) return true;
     if (space == std::string_view::npos) break;
     rest.remove_prefix(space + 1);
   }

@@ -1,6 +1,6 @@
 // kubeconfig_config: the subset of kubeconfig that kubectl users rely on for a remote cluster.
 #include "kubeconfig.h"
-#include "utf8.h"
+#include "text.h"
 
 #include <yaml-cpp/yaml.h>
 

@@ -11,9 +11,9 @@
 #include <fstream>
 #include <iostream>
 
-#include "config.h"
+#include "errors.h"
 #include "json_read.h"
-#include "utf8.h"
+#include "text.h"
 
 namespace windowctl {
 

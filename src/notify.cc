@@ -12,7 +12,9 @@
 
 #include "http.h"
 #include "json_read.h"
+#include "text.h"
 #include "net.h"
+#include "util.h"
 
 namespace windowctl {
 
@@ -40,8 +42,8 @@ struct Fd {
 std::optional<NotifyEndpoint> parse_notify_url(std::string_view url, std::string* problem) {
   if (url.size() > 2048) return fail(problem, "it is longer than 2048 characters");
   constexpr std::string_view kScheme = "http://";
-  if (url.size() < kScheme.size() || !http::iequals(url.substr(0, kScheme.size()), kScheme)) {
-    if (url.size() >= 8 && http::iequals(url.substr(0, 8), "https://")) {
+  if (url.size() < kScheme.size() || !iequals_ascii(url.substr(0, kScheme.size()), kScheme)) {
+    if (url.size() >= 8 && iequals_ascii(url.substr(0, 8), "https://")) {
       return fail(problem, "https is not supported: notification-controller's event receiver speaks plain HTTP inside the cluster");
     }
     return fail(problem, "it must start with http://");

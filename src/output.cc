@@ -3,6 +3,7 @@
 #include <algorithm>
 
 #include "readiness.h"
+#include "util.h"
 
 namespace windowctl {
 
@@ -12,74 +13,14 @@ namespace {
 std::string result_line_raw(const TargetResult& r);
 }  // namespace
 
-std::string printable(std::string_view text, std::size_t max_bytes) {
-  static constexpr char kHex[] = "0123456789abcdef";
-  std::string out;
-  out.reserve(std::min(text.size(), max_bytes) + 8);
-  auto escape = [&](unsigned char c) {
-    out += "\\x";
-    out += kHex[c >> 4];
-    out += kHex[c & 15];
-  };
-  std::size_t i = 0;
-  while (i < text.size()) {
-    if (out.size() >= max_bytes) {
-      out += "...";
-      break;
-    }
-    const auto c = static_cast<unsigned char>(text[i]);
-    if (c < 0x80) {
-      if (c == '\t' || c == '\r' || c == '\n') {
-        out += ' ';
-      } else if (c < 0x20 || c == 0x7f) {
-        escape(c);
-      } else {
-        out += static_cast<char>(c);
-      }
-      ++i;
-      continue;
-    }
-    // The length of a well-formed UTF-8 sequence starting here, or 0 (RFC 3629: no overlongs,
-    // no surrogates, nothing beyond U+10FFFF).
-    std::size_t len = 0;
-    if (c >= 0xc2 && c <= 0xdf) len = 2;
-    else if (c >= 0xe0 && c <= 0xef) len = 3;
-    else if (c >= 0xf0 && c <= 0xf4) len = 4;
-    bool ok = len != 0 && i + len <= text.size();
-    for (std::size_t k = 1; ok && k < len; ++k) ok = (static_cast<unsigned char>(text[i + k]) & 0xc0) == 0x80;
-    if (ok && len >= 3) {
-      const auto c1 = static_cast<unsigned char>(text[i + 1]);
-      if ((c == 0xe0 && c1 < 0xa0) || (c == 0xed && c1 >= 0xa0) || (c == 0xf0 && c1 < 0x90) || (c == 0xf4 && c1 >= 0x90)) ok = false;
-    }
-    if (ok && c == 0xc2 && static_cast<unsigned char>(text[i + 1]) < 0xa0) {
-      escape(static_cast<unsigned char>(text[i + 1]));  // C1 control (U+0080..U+009F), e.g. CSI
-      i += 2;
-      continue;
-    }
-    if (!ok) {
-      escape(c);
-      ++i;
-      continue;
-    }
-    out.append(text.substr(i, len));
-    i += len;
-  }
-  return out;
-}
-
 std::string result_line(const TargetResult& r) {
   return printable(result_line_raw(r), std::string::npos);
 }
 
 namespace {
 
-std::string lower_kind(std::string kind) {
-  for (char& c : kind) c = static_cast<char>(c >= 'A' && c <= 'Z' ? c - 'A' + 'a' : c);
-  return kind;
-}
-
 std::string result_line_raw(const TargetResult& r) {
-  std::string line = (r.show_kind ? lower_kind(r.kind) + "/" : "") + r.ns + "/" + r.name + " ";
+  std::string line = object_label(r.show_kind ? r.kind : "", r.ns, r.name) + " ";
   if (r.failed()) {
     // A failure after the decision was carried out (a failed --wait) still says what was done.
     if (r.decision) return line + describe(*r.decision, r.dry_run) + ", " + r.error;
@@ -303,7 +244,7 @@ std::string status_table(const std::vector<StatusRow>& rows, bool header, bool w
   if (overrides) head.push_back("OVERRIDE");
   head.push_back("MESSAGE");
   auto cells = [&](const StatusRow& r) {
-    std::vector<std::string> line = {r.ns, r.show_kind ? lower_kind(r.kind) + "/" + r.name : r.name, r.suspended ? "True" : "False", r.by, r.since.empty() ? "-" : r.since,
+    std::vector<std::string> line = {r.ns, r.show_kind ? ascii_lower(r.kind) + "/" + r.name : r.name, r.suspended ? "True" : "False", r.by, r.since.empty() ? "-" : r.since,
                                      r.ready, r.revision.empty() ? "-" : r.revision};
     if (windows) {
       for (const std::string* v : {&r.window, &r.next_open, &r.next_close}) line.push_back(v->empty() ? "-" : *v);

@@ -9,18 +9,13 @@
 
 #include "kinds.h"
 #include "plan.h"
+#include "text.h"
 #include "window.h"
 
 namespace windowctl {
 
 enum class OutputFormat { kText, kJson };
 
-// Text from outside (a server's Status message, an error page, an annotation) made safe for one
-// line on a terminal: tab, CR and LF become a space, every other control character (C0, DEL,
-// UTF-8 encoded C1) and every byte that is not valid UTF-8 becomes a visible \xNN, so a server
-// can neither add lines to windowctl's output nor send escape sequences to the operator's
-// terminal. Longer than `max_bytes`: cut on a character boundary, with "...".
-std::string printable(std::string_view text, std::size_t max_bytes = 2048);
 
 struct TargetResult {
   std::string ns;

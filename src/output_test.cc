@@ -210,24 +210,6 @@ TEST_CASE("status in chunks: one header, again only when a column appears") {
   CHECK(no_rows.str() == render_status({}, OutputFormat::kJson));
 }
 
-TEST_CASE("server text is one terminal-safe line") {
-  CHECK(printable("forbidden: User \"x\" cannot patch") == "forbidden: User \"x\" cannot patch");
-  // Lines a server adds become spaces: it cannot forge a log line of its own.
-  CHECK(printable("one\ntwo\r\nerror flux-system/infra: fake\tx") == "one two  error flux-system/infra: fake x");
-  // Escape sequences (ANSI colour, OSC title, BEL, DEL, NUL) are shown, not sent to the terminal.
-  CHECK(printable("\x1b[31mred\x1b[0m\x07") == "\\x1b[31mred\\x1b[0m\\x07");
-  CHECK(printable(std::string("a\0b\x7f", 4)) == "a\\x00b\\x7f");
-  // UTF-8 passes; UTF-8 encoded C1 controls (U+009B is CSI) and invalid bytes are escaped.
-  CHECK(printable("Zürich ✓ 🙂") == "Zürich ✓ 🙂");
-  CHECK(printable("\xc2\x9b" "2J") == "\\x9b2J");
-  CHECK(printable("\xff\xfe x \xc3") == "\\xff\\xfe x \\xc3");
-  CHECK(printable("\xed\xa0\x80") == "\\xed\\xa0\\x80");  // a surrogate is not UTF-8
-  CHECK(printable("\xe0\x80\xaf") == "\\xe0\\x80\\xaf");  // nor is an overlong form
-  // Cut on a character boundary, said so.
-  CHECK(printable(std::string(10, 'a'), 4) == "aaaa...");
-  CHECK(printable("ééé", 3) == "éé...");
-}
-
 TEST_CASE("a failed target's line cannot be split or coloured by the server") {
   TargetResult failed{"flux-system", "apps-rw", "Kustomization"};
   failed.error = "forbidden: no\nflux-system/infra closed\x1b[8m";

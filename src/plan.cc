@@ -4,7 +4,8 @@
 #include <cctype>
 
 #include "json_read.h"
-#include "utf8.h"
+#include "text.h"
+#include "util.h"
 
 namespace windowctl {
 
@@ -33,11 +34,6 @@ std::string string_at(const json& obj, const char* name, const char* key) {
 bool has_annotation(const json& obj, const char* key) {
   const json* sec = section(obj, "annotations");
   return sec && sec->contains(key);
-}
-
-std::string lower(std::string s) {
-  std::transform(s.begin(), s.end(), s.begin(), [](unsigned char c) { return std::tolower(c); });
-  return s;
 }
 
 // Nulls each of `keys` the object carries, so the patch leaves no trace of them.
@@ -141,7 +137,7 @@ Decision decide(const json& obj, const PlanInput& in) {
   if (in.relabel && in.action == Action::kOpen) wanted_label = "enabled";
   if (in.relabel && in.action == Action::kClose) wanted_label = "disabled";
   // Flux compares the value case-insensitively; "Disabled" already does the job.
-  bool label_differs = !wanted_label.empty() && lower(s.reconcile_label) != wanted_label;
+  bool label_differs = !wanted_label.empty() && ascii_lower(s.reconcile_label) != wanted_label;
 
   switch (in.action) {
     case Action::kClose:

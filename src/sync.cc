@@ -1,6 +1,6 @@
 #include "sync.h"
 
-#include "config.h"
+#include "errors.h"
 
 namespace windowctl {
 

@@ -2,7 +2,7 @@
 
 #include <algorithm>
 
-#include "config.h"
+#include "errors.h"
 #include "kinds.h"
 
 namespace windowctl {

@@ -7,9 +7,10 @@
 #include <cstdlib>
 #include <optional>
 #include <queue>
+#include <utility>
 #include <variant>
 
-#include "config.h"
+#include "errors.h"
 #include "occurrence.h"
 
 namespace windowctl {

@@ -10,7 +10,7 @@
 #include <iterator>
 #include <limits>
 
-#include "config.h"
+#include "errors.h"
 
 namespace windowctl {
 

@@ -8,6 +8,7 @@
 #include <vector>
 
 #include "fuzz_util.h"
+#include "util.h"
 #include "http.h"
 
 using windowctl::http::ResponseParser;
@@ -92,7 +93,7 @@ extern "C" int LLVMFuzzerTestOneInput(const std::uint8_t* data, std::size_t size
     FUZZ_CHECK(whole.consumed <= wire.size());
     auto header = [&](std::string_view name) -> std::optional<std::string> {
       for (const auto& [k, v] : whole.headers) {
-        if (windowctl::http::iequals(k, name)) return v;
+        if (windowctl::iequals_ascii(k, name)) return v;
       }
       return std::nullopt;
     };

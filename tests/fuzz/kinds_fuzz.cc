@@ -17,7 +17,7 @@
 #include "kinds.h"
 #include "plan.h"
 #include "readiness.h"
-#include "utf8.h"
+#include "text.h"
 
 using namespace windowctl;
 using nlohmann::json;

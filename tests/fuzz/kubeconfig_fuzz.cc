@@ -10,7 +10,7 @@
 #include "config.h"
 #include "fuzz_util.h"
 #include "kubeconfig.h"
-#include "utf8.h"
+#include "text.h"
 
 using namespace windowctl;
 
