@@ -303,8 +303,14 @@ struct Checker {
 
 }  // namespace
 
-std::vector<Finding> check_objects(const std::vector<json>& objects, SysTime now) {
+std::vector<Finding> check_objects(const std::vector<json>& objects, SysTime now, std::vector<JobTargets>* jobs) {
   Manifests m = index_manifests(objects);
+  if (jobs) {
+    for (const auto& job : m.jobs) {
+      jobs->push_back({job.key, job.command, job.windowing(), {job.targets.begin(), job.targets.end()}});
+    }
+    std::sort(jobs->begin(), jobs->end(), [](const JobTargets& a, const JobTargets& b) { return a.object < b.object; });
+  }
   Checker c{m, now, {}};
   c.depends_on();
   c.parent_undoes_close();
@@ -327,11 +333,14 @@ bool has_error(const std::vector<Finding>& findings) {
   return std::any_of(findings.begin(), findings.end(), [](const Finding& f) { return f.severity == "error"; });
 }
 
-std::string render_findings(const std::vector<Finding>& findings, bool as_json) {
+std::string render_findings(const std::vector<Finding>& findings, bool as_json, const std::vector<JobTargets>& jobs) {
   if (as_json) {
-    json list = json::array();
+    json list = json::array(), job_list = json::array();
     for (const auto& f : findings) list.push_back({{"id", f.id}, {"severity", f.severity}, {"object", f.object}, {"message", f.message}});
-    return json{{"command", "check"}, {"findings", list}}.dump(2) + "\n";
+    for (const auto& j : jobs) {
+      job_list.push_back({{"object", j.object}, {"command", j.command}, {"windowing", j.windowing}, {"targets", j.targets}});
+    }
+    return json{{"command", "check"}, {"findings", list}, {"jobs", job_list}}.dump(2) + "\n";
   }
   std::string out;
   for (const auto& f : findings) out += f.severity + " " + f.id + " " + printable(f.object) + ": " + printable(f.message, 4096) + "\n";

@@ -101,6 +101,7 @@ class Gatherer {
       spec.live.windowing = job.windowing();
       spec.live.relabel = job.relabel;
       spec.live.time_zone = job.time_zone;
+      spec.live.command = job.command;
       // A review answers for the caller: about the job only when check runs as its ServiceAccount.
       std::string runs_as = "system:serviceaccount:" + job.ns + ":" + job.service_account;
       spec.review = client_.config().identity == runs_as;
@@ -267,12 +268,15 @@ class Gatherer {
 
 int run_check_online(Client& client, const CommandOptions& options, const std::vector<std::string>& files, SysTime at) {
   std::vector<Finding> findings;
-  if (!files.empty()) findings = check_objects(parse_manifests(read_manifest_sources(files)), at);
+  std::vector<JobTargets> jobs;
+  if (!files.empty()) findings = check_objects(parse_manifests(read_manifest_sources(files)), at, &jobs);
   const LiveFacts facts = Gatherer(client).gather(options);
   auto live = check_live(facts);
   findings.insert(findings.end(), live.begin(), live.end());
   sort_findings(findings);
-  std::cout << render_findings(findings, options.output == OutputFormat::kJson);
+  auto live_jobs = live_job_targets(facts);
+  jobs.insert(jobs.end(), live_jobs.begin(), live_jobs.end());
+  std::cout << render_findings(findings, options.output == OutputFormat::kJson, jobs);
   if (findings.empty()) {
     spdlog::info("no findings for {} target{} ({} window job{}, {} access review{})", facts.targets.size(),
                  facts.targets.size() == 1 ? "" : "s", facts.jobs.size(), facts.jobs.size() == 1 ? "" : "s",

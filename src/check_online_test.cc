@@ -124,6 +124,15 @@ TEST_CASE("check_live: WC002 a parent applies spec.suspend and the windowing job
   CHECK(check_live(flags).empty());
 }
 
+TEST_CASE("live_job_targets: the CronJobs' targets, without the check's own flags or a failed LIST") {
+  LiveFacts f;
+  f.jobs.push_back({"CronJob/flux-system/open", false, false, "", {kApps, kApps}, "open"});
+  f.jobs.push_back({kJob, true, false, "", {kApps, "Kustomizations in team", "HelmRelease/team/web"}, "close"});
+  f.jobs.push_back({"", false, false, "", {kApps}, ""});
+  CHECK(live_job_targets(f) == std::vector<JobTargets>{{kJob, "close", true, {"HelmRelease/team/web", kApps}},
+                                                       {"CronJob/flux-system/open", "open", false, {kApps}}});
+}
+
 TEST_CASE("check_live: WC011 spec.timeZone on a server older than 1.27") {
   auto f = one_target(ks());
   f.jobs[0].time_zone = "Europe/Zurich";

@@ -67,7 +67,7 @@ TEST_CASE("check: a sound weekly window has no findings") {
   CHECK(fs.empty());
   CHECK(!has_error(fs));
   CHECK(render_findings(fs, false).empty());
-  CHECK(render_findings(fs, true) == "{\n  \"command\": \"check\",\n  \"findings\": []\n}\n");
+  CHECK(render_findings(fs, true) == "{\n  \"command\": \"check\",\n  \"findings\": [],\n  \"jobs\": []\n}\n");
 }
 
 TEST_CASE("check model: args, namespaces and selectors") {
@@ -198,6 +198,22 @@ TEST_CASE("check output: text and JSON") {
   CHECK(render_findings(fs, false) == "warning WC003 CronJob/ns/a: x y\nerror WC001 Kustomization/ns/b: m\n");
   auto j = json::parse(render_findings(fs, true));
   CHECK(j["findings"][1] == json{{"id", "WC001"}, {"severity", "error"}, {"object", "Kustomization/ns/b"}, {"message", "m"}});
+  CHECK(j["jobs"] == json::array());
+  std::vector<JobTargets> jobs = {{"CronJob/ns/close", "close", true, {"Kustomization/ns/b"}}};
+  CHECK(render_findings(fs, false, jobs) == render_findings(fs, false));  // the text has no jobs
+  CHECK(json::parse(render_findings({}, true, jobs))["jobs"] ==
+        json::parse(R"([{"object": "CronJob/ns/close", "command": "close", "windowing": true, "targets": ["Kustomization/ns/b"]}])"));
+}
+
+TEST_CASE("check_objects: the window jobs and their targets, sorted") {
+  std::vector<JobTargets> jobs;
+  check_objects(objs({cronjob("open", {"resume", "apps"}), cronjob("close", {"close", "web", "apps"}, "0 17 * * 4"),
+                      cronjob("sync", {"sync", "apps", "--window", "0 8 * * * for 1h"}, "*/5 * * * *", "", true)}),
+                kNow, &jobs);
+  CHECK(jobs == std::vector<JobTargets>{
+                    {"CronJob/flux-system/close", "close", true, {"Kustomization/flux-system/apps", "Kustomization/flux-system/web"}},
+                    {"CronJob/flux-system/open", "open", false, {"Kustomization/flux-system/apps"}},
+                    {"CronJob/flux-system/sync", "sync", false, {"Kustomization/flux-system/apps"}}});
 }
 
 TEST_CASE("a job's args are read by windowctl's own command line") {

@@ -67,8 +67,9 @@ int run(int argc, char** argv) {
     }
     if (command == "check" && !f.files.empty() && !f.selects_targets()) {
       const auto objects = parse_manifests(read_manifest_sources(f.files));
-      auto findings = check_objects(objects, at);
-      std::cout << render_findings(findings, f.output == "json");
+      std::vector<JobTargets> jobs;
+      auto findings = check_objects(objects, at, &jobs);
+      std::cout << render_findings(findings, f.output == "json", jobs);
       // Silence would not tell a user whether check read what they meant it to read.
       if (findings.empty()) spdlog::info("no findings in {} object{}", objects.size(), objects.size() == 1 ? "" : "s");
       return has_error(findings) ? kExitFailed : 0;

@@ -52,7 +52,9 @@ def test_clean_cluster_finds_nothing_and_really_asked(setup):
     cronjob(api, "close", ["close", "--kustomizations", "apps-rw,apps-rt", "--relabel"], zone="Europe/Zurich")
     cronjob(api, "unrelated", ["echo"])
     proc, found = check(wctl)
-    assert found == [] and json.loads(proc.stdout) == {"command": "check", "findings": []}
+    assert found == [] and json.loads(proc.stdout) == {"command": "check", "findings": [], "jobs": [
+        {"object": "CronJob/flux-system/close", "command": "close", "windowing": True,
+         "targets": ["Kustomization/flux-system/apps-rt", "Kustomization/flux-system/apps-rw"]}]}
     asked = {(r["verb"], r["resource"], r.get("name", "")) for r in reviews(api)}
     assert asked == {("get", "kustomizations", "apps-rw"), ("patch", "kustomizations", "apps-rw"),
                      ("get", "kustomizations", "apps-rt"), ("patch", "kustomizations", "apps-rt"), ("create", "events", "")}
