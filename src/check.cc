@@ -56,7 +56,7 @@ struct Checker {
   // WC002: a parent re-applies spec.suspend and undoes every close unless the target is relabelled.
   void parent_undoes_close() {
     for (const auto& job : m.jobs) {
-      if (!job.windowing() || job.relabel) continue;
+      if (!job.windowing() || job.flags.relabel) continue;
       for (const auto& target : job.targets) {
         const json* obj = m.find(target);
         const json* spec = obj ? field(*obj, "spec") : nullptr;
@@ -150,7 +150,7 @@ struct Checker {
       if (job.command != "sync" || job.suspended) continue;
       Schedule flags;
       try {
-        flags = parse_schedule({job.windows, job.denies, job.freezes});
+        flags = parse_schedule({job.flags.windows, job.flags.denies, job.flags.freezes});
       } catch (const ConfigError& e) {
         add("WC010", "error", job.key, std::string("every run fails: ") + e.what() + "; fix the expression in the job's args");
         continue;
@@ -175,8 +175,8 @@ struct Checker {
   // WC007/WC008: an open job and a close job with the same targets make one window.
   void pairs() {
     auto same_targets = [](const WindowJob& a, const WindowJob& b) {
-      return std::tie(a.kind, a.target_ns, a.targets, a.selector, a.has_selector, a.all) ==
-             std::tie(b.kind, b.target_ns, b.targets, b.selector, b.has_selector, b.all);
+      return std::tie(a.kind, a.target_ns, a.targets, a.flags.selector, a.flags.all, a.flags.all_namespaces) ==
+             std::tie(b.kind, b.target_ns, b.targets, b.flags.selector, b.flags.all, b.flags.all_namespaces);
     };
     for (const auto& open : m.jobs) {
       if (open.command != "open" || open.suspended) continue;
@@ -223,10 +223,6 @@ struct Checker {
         add("WC010", "error", job.key, "every run fails: " + job.args_problem + "; fix the job's args");
         continue;
       }
-      if (job.kind.empty()) {
-        add("WC010", "error", job.key, "every run fails: unknown --kind \"" + job.kind_arg + "\"; see --kind in windowctl help " + job.command);
-        continue;
-      }
       std::set<std::string> namespaces{job.target_ns};
       for (const auto& t : job.targets) namespaces.insert(t.substr(t.find('/') + 1, t.rfind('/') - t.find('/') - 1));
       for (const auto& ns : namespaces) rbac_in(job, ns);
@@ -254,8 +250,7 @@ struct Checker {
       role_names += (role_names.empty() ? "" : ", ") + kind + " " + string_at(*ref, "name");
     }
     if (roles.empty()) return;  // granted some other way (ClusterRoleBinding, another input)
-    const KindAdapter* kind = find_kind(job.kind);
-    std::string group(kind->group), plural(kind->plural);
+    std::string group(job.kind->group), plural(job.kind->plural);
     // verb -> names granted; "" in the set: every name.
     auto granted = [&](const std::string& verb) {
       std::set<std::string> names;
@@ -280,7 +275,7 @@ struct Checker {
       auto names = granted(verb);
       if (names.count("")) continue;
       for (const auto& t : job.targets) {
-        std::string prefix = job.kind + "/" + ns + "/";
+        std::string prefix = std::string(job.kind->kind) + "/" + ns + "/";
         if (!t.starts_with(prefix)) continue;
         std::string n = t.substr(prefix.size());
         if (!names.count(n) && missing.find(" " + n + ",") == std::string::npos) missing += " " + n + ",";
@@ -293,7 +288,7 @@ struct Checker {
           role_names + " in " + ns + " (bound to " + subject + ") does not grant get and patch on " + plural + " named" + missing +
               ": add them to resourceNames (or drop resourceNames)");
     }
-    if ((job.has_selector || job.all) && ns == job.target_ns && !granted("list").count("")) {
+    if (job.selector && ns == job.target_ns && !granted("list").count("")) {
       add("WC009", "error", job.key,
           role_names + " in " + ns + " (bound to " + subject + ") does not grant list on " + plural +
               " without resourceNames, which -l/--all needs: add a list rule (components/selectors)");

@@ -5,8 +5,9 @@
 // Rule ids are stable: scripts may filter on them; a retired id is never reused. README.md,
 // "windowctl check", has the table. A window job is a CronJob whose container runs windowctl
 // open, close or sync; its targets are the objects its args name, or those its -l/--all select
-// among the input's objects of its --kind in its namespace (-n, else FLUX_SYSTEM_NAMESPACE, else
-// flux-system). A target is windowed when a close or sync job that is not suspended acts on it.
+// among the input's objects of its --kind in its namespace (-n, else FLUX_SYSTEM_NAMESPACE of its
+// container, else flux-system; every namespace with -A), each read as the binary reads it
+// (check_model.h). A target is windowed when a close or sync job that is not suspended acts on it.
 #pragma once
 
 #include <nlohmann/json.hpp>

@@ -29,7 +29,7 @@ struct JobSpec {
   LiveJob live;
   bool review = true;                 // ask about the caller's access: it is the job's ServiceAccount
   const KindAdapter* kind = nullptr;  // of the selection
-  std::string ns;                     // of the selection
+  std::string ns;                     // of the selection; "": every namespace (-A)
   std::string selector;
   bool select = false;  // -l or --all
   std::vector<Target> named;  // each with its kind
@@ -99,7 +99,7 @@ class Gatherer {
       JobSpec spec;
       spec.live.key = job.key;
       spec.live.windowing = job.windowing();
-      spec.live.relabel = job.relabel;
+      spec.live.relabel = job.flags.relabel;
       spec.live.time_zone = job.time_zone;
       spec.live.command = job.command;
       // A review answers for the caller: about the job only when check runs as its ServiceAccount.
@@ -109,16 +109,12 @@ class Gatherer {
         spdlog::info("{}", job.key + ": permissions not checked (WC015): it runs as " + runs_as + ", check as " +
                                printable(client_.config().identity, 256) + "; run check as that ServiceAccount");
       }
-      spec.kind = find_kind(job.kind);
-      spec.ns = job.target_ns;
-      spec.selector = job.selector;
-      spec.select = spec.kind && (job.has_selector || job.all);
-      for (const auto& key : job.targets) {  // Kind/ns/name: the named ones (the input holds no targets to select)
-        auto a = key.find('/'), b = key.rfind('/');
-        if (const KindAdapter* kind = find_kind(key.substr(0, a)); kind && a != b) {
-          spec.named.push_back(Target{key.substr(a + 1, b - a - 1), key.substr(b + 1), kind});
-        }
-      }
+      spec.kind = job.kind;
+      spec.ns = job.flags.all_namespaces ? "" : job.target_ns;
+      spec.selector = job.flags.selector;
+      spec.select = job.selector.has_value();
+      spec.named = job.named;
+      for (auto& t : spec.named) t.kind = t.kind ? t.kind : job.kind;
       specs.push_back(std::move(spec));
     }
     return specs;
@@ -190,8 +186,8 @@ class Gatherer {
 
   void select(JobSpec& spec) {
     std::string v = version(*spec.kind);
-    std::string what = std::string(spec.kind->kind) + "s in " + spec.ns;
-    if (v.empty() || !valid_namespace(spec.ns)) {
+    std::string what = std::string(spec.kind->kind) + "s in " + (spec.ns.empty() ? "all namespaces" : spec.ns);
+    if (v.empty() || (!spec.ns.empty() && !valid_namespace(spec.ns))) {
       facts_.targets.push_back({what, LiveRead::kFailed, std::string(spec.kind->kind) + " is not served by this cluster", nullptr});
       return;
     }
@@ -199,7 +195,8 @@ class Gatherer {
     if (!spec.selector.empty()) base += "&labelSelector=" + http::query_escape(spec.selector);
     std::string error;
     list_all(base, error, [&](json&& item) {
-      spec.live.targets.push_back(read_target(*spec.kind, spec.ns, name_of(item), &item));
+      std::string ns = metadata_string(item, "namespace");  // -A: each its own
+      spec.live.targets.push_back(read_target(*spec.kind, ns.empty() ? spec.ns : ns, name_of(item), &item));
     });
     if (error.empty()) return;
     facts_.targets.push_back({what, read_of(error), error, nullptr});

@@ -170,7 +170,7 @@ TEST_CASE("check_live: WC015 a denied verb is an error naming verb, resource and
 
 TEST_CASE("check_model: --targets in a job's args names targets of their own kinds") {
   json c = {{"name", "windowctl"},
-            {"args", {"close", "--targets", "HelmRelease/podinfo,GitRepository/apps/src,Nope/x", "--targets=ks/other"}}};
+            {"args", {"close", "--targets", "HelmRelease/podinfo,GitRepository/apps/src", "--targets=ks/other"}}};
   json cj = {{"kind", "CronJob"},
              {"metadata", {{"name", "close"}, {"namespace", "flux-system"}}},
              {"spec", {{"jobTemplate", {{"spec", {{"template", {{"spec", {{"containers", {c}}}}}}}}}}}}};
@@ -178,6 +178,12 @@ TEST_CASE("check_model: --targets in a job's args names targets of their own kin
   REQUIRE(m.jobs.size() == 1);
   CHECK(m.jobs[0].targets == std::set<std::string>{"HelmRelease/flux-system/podinfo", "GitRepository/apps/src",
                                                    "Kustomization/flux-system/other"});
+  // An unknown kind among them: the binary refuses the args, so the job acts on none.
+  cj["spec"]["jobTemplate"]["spec"]["template"]["spec"]["containers"][0]["args"][2] = "HelmRelease/podinfo,Nope/x";
+  m = index_manifests({cj});
+  REQUIRE(m.jobs.size() == 1);
+  CHECK(m.jobs[0].targets.empty());
+  CHECK(m.jobs[0].args_problem.find("unknown kind \"Nope\"") != std::string::npos);
 }
 
 TEST_CASE("check_model: suspend and resume are close and open") {

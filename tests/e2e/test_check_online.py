@@ -6,7 +6,7 @@ import json
 
 import pytest
 
-from e2e_util import REPO, SA_USER
+from e2e_util import KS, REPO, SA_USER
 
 LABELS = {"kustomize.toolkit.fluxcd.io/name": "flux-system", "kustomize.toolkit.fluxcd.io/namespace": "flux-system"}
 # What check needs beyond the job's own Role to find the jobs when it runs as their ServiceAccount.
@@ -170,3 +170,22 @@ def test_target_flags_as_a_limited_user_name_the_denied_verb(setup):
     assert proc.returncode == 1
     assert sorted((f["id"], f["object"]) for f in found) == [
         ("WC015", "Kustomization/flux-system/apps-rw"), ("WC015", "Namespace/flux-system")]
+
+
+def test_a_job_reads_its_args_as_the_binary_does_live(setup):
+    """The jobs found in the cluster are read like the manifests: -A lists every namespace, -l is the
+    server's selection, and a job whose args the binary refuses acts on nothing."""
+    api, wctl = setup
+    api.put("namespaces", "", "apps", {})
+    obj = api.get(KS, "flux-system", "apps-rw")
+    api.put(KS, "apps", "apps-rw", {"metadata": {"labels": obj["metadata"]["labels"]}, "spec": obj["spec"]})
+    cronjob(api, "close", ["close", "-A", "-l", "window=rw"])
+    cronjob(api, "open", ["resume", "apps-rt", "--targets", "kustomization/apps/apps-rw"])
+    cronjob(api, "sync", ["sync", "apps-rt", "--targets", "nope/x"])
+    proc, _ = check(wctl, mode="admin")
+    jobs = {j["object"]: j for j in json.loads(proc.stdout)["jobs"]}
+    assert jobs["CronJob/flux-system/close"] == {"object": "CronJob/flux-system/close", "command": "close", "windowing": True,
+                                                 "targets": ["Kustomization/apps/apps-rw", "Kustomization/flux-system/apps-rw"]}
+    assert jobs["CronJob/flux-system/open"] == {"object": "CronJob/flux-system/open", "command": "open", "windowing": False,
+                                                "targets": ["Kustomization/apps/apps-rw", "Kustomization/flux-system/apps-rt"]}
+    assert (jobs["CronJob/flux-system/sync"]["targets"], jobs["CronJob/flux-system/sync"]["windowing"]) == ([], False)
