@@ -333,7 +333,8 @@ std::string render_findings(const std::vector<Finding>& findings, bool as_json, 
     json list = json::array(), job_list = json::array();
     for (const auto& f : findings) list.push_back({{"id", f.id}, {"severity", f.severity}, {"object", f.object}, {"message", f.message}});
     for (const auto& j : jobs) {
-      job_list.push_back({{"object", j.object}, {"command", j.command}, {"windowing", j.windowing}, {"targets", j.targets}});
+      job_list.push_back(
+          {{"object", j.object}, {"command", j.command}, {"windowing", j.windowing}, {"targets", j.targets}});
     }
     return json{{"command", "check"}, {"findings", list}, {"jobs", job_list}}.dump(2) + "\n";
   }

@@ -38,7 +38,8 @@ struct JobTargets {
 
 // Findings sorted by object, then id, then message. `now` anchors the schedule rules, which look
 // about a year ahead. With `jobs`, also the window jobs of the input, sorted by object.
-std::vector<Finding> check_objects(const std::vector<nlohmann::json>& objects, SysTime now, std::vector<JobTargets>* jobs = nullptr);
+std::vector<Finding> check_objects(const std::vector<nlohmann::json>& objects, SysTime now,
+                                   std::vector<JobTargets>* jobs = nullptr);
 
 bool has_error(const std::vector<Finding>& findings);
 

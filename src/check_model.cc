@@ -56,7 +56,9 @@ std::optional<Container> windowctl_container(const json& cronjob) {
     argv = hoist_global_flags(std::move(argv));
     if (argv.empty()) continue;
     const std::string& verb = argv[0];
-    if (verb == "open" || verb == "close" || verb == "sync" || verb == "suspend" || verb == "resume") return Container{&c, argv};
+    if (verb == "open" || verb == "close" || verb == "sync" || verb == "suspend" || verb == "resume") {
+      return Container{&c, argv};
+    }
   }
   return std::nullopt;
 }
@@ -70,9 +72,11 @@ Getenv pod_getenv(const json& container, const std::string& pod_ns) {
   const json* list = field(container, "env");
   for (const auto& e : list && list->is_array() ? *list : json::array()) {
     std::string name = string_at(e, "name");
-    if (const json* v = field(e, "value"); v && v->is_string() && v->get_ref<const std::string&>().find("$(") == std::string::npos) {
-      env[name] = v->get<std::string>();
-    } else if (const json* path = at(e, {"valueFrom", "fieldRef", "fieldPath"}); path && *path == "metadata.namespace") {
+    const json* value = field(e, "value");
+    const json* path = at(e, {"valueFrom", "fieldRef", "fieldPath"});
+    if (value && value->is_string() && value->get_ref<const std::string&>().find("$(") == std::string::npos) {
+      env[name] = value->get<std::string>();
+    } else if (path && *path == "metadata.namespace") {
       env[name] = pod_ns;
     } else {
       env.erase(name);
@@ -197,8 +201,9 @@ Manifests index_manifests(const std::vector<json>& objects) {
     if (job.selector) {  // among the input's objects, as the server would list them
       const std::string kind(job.kind->kind);
       for (const json* obj : m.all) {
-        if (string_at(*obj, "kind") != kind || (!job.flags.all_namespaces && namespace_of(*obj) != job.target_ns)) continue;
-        if (selector_matches(*job.selector, labels_of(*obj))) job.targets.insert(object_key(kind, namespace_of(*obj), name_of(*obj)));
+        const std::string ns = namespace_of(*obj);
+        if (string_at(*obj, "kind") != kind || (!job.flags.all_namespaces && ns != job.target_ns)) continue;
+        if (selector_matches(*job.selector, labels_of(*obj))) job.targets.insert(object_key(kind, ns, name_of(*obj)));
       }
     }
     if (job.windowing()) m.windowed.insert(job.targets.begin(), job.targets.end());

@@ -27,7 +27,7 @@ struct WindowJob {
   std::string ns, name;
   std::string command;                     // open, close or sync: an alias reads as its command
   Flags flags;                             // its args
-  std::string args_problem;                // non-empty: windowctl refuses the args (exit 2 every run); then:
+  std::string args_problem;                // non-empty: windowctl refuses the args (exit 2 every run)
   const KindAdapter* kind = nullptr;       // --kind
   std::string target_ns;                   // of names without one and of -l/--all
   std::vector<Target> named;               // names then --targets; Target::kind nullptr: --kind

@@ -95,7 +95,11 @@ json labelled(const std::string& kind, const std::string& ns, const std::string&
 }
 
 // The targets check takes a close job with these args (in namespace `ns`, with this container env) to act on.
-std::set<std::string> targets_of(std::vector<std::string> args, json env = nullptr, const std::string& ns = "flux-system") {
+const json kFromPod = {
+    {{"name", "FLUX_SYSTEM_NAMESPACE"}, {"valueFrom", {{"fieldRef", {{"fieldPath", "metadata.namespace"}}}}}}};
+
+std::set<std::string> targets_of(std::vector<std::string> args, json env = nullptr,
+                                 const std::string& ns = "flux-system") {
   json job = cronjob("close", std::move(args));
   job["metadata"]["namespace"] = ns;
   if (!env.is_null()) job["spec"]["jobTemplate"]["spec"]["template"]["spec"]["containers"][0]["env"] = env;
@@ -117,9 +121,11 @@ TEST_CASE("check model: -l is read and matched as the API server does") {
   CHECK(targets_of({"close", "-l", "tier>1"}) == S{"Kustomization/flux-system/two", "Kustomization/flux-system/ten"});
   CHECK(targets_of({"close", "-l", "tier<3"}) == S{"Kustomization/flux-system/one", "Kustomization/flux-system/two"});
   CHECK(targets_of({"close", "-l", "tier!=2"}) ==
-        S{"Kustomization/flux-system/one", "Kustomization/flux-system/ten", "Kustomization/flux-system/word", "Kustomization/flux-system/none"});
+        S{"Kustomization/flux-system/one", "Kustomization/flux-system/ten", "Kustomization/flux-system/word",
+          "Kustomization/flux-system/none"});
   CHECK(targets_of({"close", "-l", "!tier"}) == S{"Kustomization/flux-system/none"});
-  CHECK(targets_of({"close", "-l", "tier in (1,x)"}) == S{"Kustomization/flux-system/one", "Kustomization/flux-system/word"});
+  CHECK(targets_of({"close", "-l", "tier in (1,x)"}) ==
+        S{"Kustomization/flux-system/one", "Kustomization/flux-system/word"});
   CHECK(targets_of({"close", "--kind", "hr", "-l", "tier"}) == S{"HelmRelease/flux-system/hr"});
   CHECK(targets_of({"close", "-A", "-l", "tier=2"}) == S{"Kustomization/flux-system/two", "Kustomization/apps/two"});
   // -l "" selects nothing: the job acts on its names alone.
@@ -128,26 +134,28 @@ TEST_CASE("check model: -l is read and matched as the API server does") {
 
 TEST_CASE("check model: the namespace of names and -l as the binary defaults it in the job's pod") {
   using S = std::set<std::string>;
-  const json from_pod = {{{"name", "FLUX_SYSTEM_NAMESPACE"}, {"valueFrom", {{"fieldRef", {{"fieldPath", "metadata.namespace"}}}}}}};
   const json value = {{{"name", "FLUX_SYSTEM_NAMESPACE"}, {"value", "apps"}}};
-  CHECK(targets_of({"close", "-l", "tier=2", "x"}, from_pod, "apps") == S{"Kustomization/apps/two", "Kustomization/apps/x"});
+  CHECK(targets_of({"close", "-l", "tier=2", "x"}, kFromPod, "apps") ==
+        S{"Kustomization/apps/two", "Kustomization/apps/x"});
   CHECK(targets_of({"close", "-l", "tier=2"}, value) == S{"Kustomization/apps/two"});
-  CHECK(targets_of({"close", "-l", "tier=2"}, json::array(), "apps") == S{"Kustomization/flux-system/two"});  // flux-system
+  // No FLUX_SYSTEM_NAMESPACE: flux-system, wherever the job runs.
+  CHECK(targets_of({"close", "-l", "tier=2"}, json::array(), "apps") == S{"Kustomization/flux-system/two"});
   CHECK(targets_of({"close", "-n", "flux-system", "-l", "tier=2"}, value) == S{"Kustomization/flux-system/two"});
   // The last entry of a name wins; a value check cannot know leaves it unset.
   json twice = value;
   twice.push_back({{"name", "FLUX_SYSTEM_NAMESPACE"}, {"value", "team"}});
   CHECK(targets_of({"close", "x"}, twice) == S{"Kustomization/team/x"});
   json unknown = value;
-  unknown.push_back({{"name", "FLUX_SYSTEM_NAMESPACE"}, {"valueFrom", {{"configMapKeyRef", {{"name", "c"}, {"key", "k"}}}}}});
+  unknown.push_back(
+      {{"name", "FLUX_SYSTEM_NAMESPACE"}, {"valueFrom", {{"configMapKeyRef", {{"name", "c"}, {"key", "k"}}}}}});
   CHECK(targets_of({"close", "x"}, unknown) == S{"Kustomization/flux-system/x"});
 }
 
 TEST_CASE("check model: names as the binary splits and checks them; args it refuses name nothing") {
   using S = std::set<std::string>;
   CHECK(targets_of({"close", "a, b", "--kustomizations", "apps/c", "--targets", "hr/d,GitRepository/src/e"}) ==
-        S{"Kustomization/flux-system/a", "Kustomization/flux-system/b", "Kustomization/apps/c", "HelmRelease/flux-system/d",
-          "GitRepository/src/e"});
+        S{"Kustomization/flux-system/a", "Kustomization/flux-system/b", "Kustomization/apps/c",
+          "HelmRelease/flux-system/d", "GitRepository/src/e"});
   auto refused = [](std::vector<std::string> args, json env = nullptr) {
     json job = cronjob("close", std::move(args));
     if (!env.is_null()) job["spec"]["jobTemplate"]["spec"]["template"]["spec"]["containers"][0]["env"] = env;
@@ -275,8 +283,8 @@ TEST_CASE("check output: text and JSON") {
   CHECK(j["jobs"] == json::array());
   std::vector<JobTargets> jobs = {{"CronJob/ns/close", "close", true, {"Kustomization/ns/b"}}};
   CHECK(render_findings(fs, false, jobs) == render_findings(fs, false));  // the text has no jobs
-  CHECK(json::parse(render_findings({}, true, jobs))["jobs"] ==
-        json::parse(R"([{"object": "CronJob/ns/close", "command": "close", "windowing": true, "targets": ["Kustomization/ns/b"]}])"));
+  CHECK(json::parse(render_findings({}, true, jobs))["jobs"] == json::parse(R"([{"object": "CronJob/ns/close",
+      "command": "close", "windowing": true, "targets": ["Kustomization/ns/b"]}])"));
 }
 
 TEST_CASE("check_objects: the window jobs and their targets, sorted") {
@@ -284,10 +292,11 @@ TEST_CASE("check_objects: the window jobs and their targets, sorted") {
   check_objects(objs({cronjob("open", {"resume", "apps"}), cronjob("close", {"close", "web", "apps"}, "0 17 * * 4"),
                       cronjob("sync", {"sync", "apps", "--window", "0 8 * * * for 1h"}, "*/5 * * * *", "", true)}),
                 kNow, &jobs);
-  CHECK(jobs == std::vector<JobTargets>{
-                    {"CronJob/flux-system/close", "close", true, {"Kustomization/flux-system/apps", "Kustomization/flux-system/web"}},
-                    {"CronJob/flux-system/open", "open", false, {"Kustomization/flux-system/apps"}},
-                    {"CronJob/flux-system/sync", "sync", false, {"Kustomization/flux-system/apps"}}});
+  const std::string apps = "Kustomization/flux-system/apps";
+  const std::string web = "Kustomization/flux-system/web";
+  CHECK(jobs == std::vector<JobTargets>{{"CronJob/flux-system/close", "close", true, {apps, web}},
+                                        {"CronJob/flux-system/open", "open", false, {apps}},
+                                        {"CronJob/flux-system/sync", "sync", false, {apps}}});
 }
 
 TEST_CASE("a job's args are read by windowctl's own command line") {

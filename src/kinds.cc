@@ -60,14 +60,17 @@ constexpr std::string_view kNotification = "notification.toolkit.fluxcd.io";
 // Preferred versions are the storage versions of Flux v2.9's CRDs; an older server's own
 // preference is used when it does not serve them (choose_version).
 constexpr KindAdapter kTable[] = {
-    {"Kustomization", "kustomize.toolkit.fluxcd.io", "kustomizations", "v1", "ks", kustomization_revision, "lastAppliedRevision"},
-    {"HelmRelease", "helm.toolkit.fluxcd.io", "helmreleases", "v2", "hr", helmrelease_revision, "history lastAttemptedRevision"},
+    {"Kustomization", "kustomize.toolkit.fluxcd.io", "kustomizations", "v1", "ks", kustomization_revision,
+     "lastAppliedRevision"},
+    {"HelmRelease", "helm.toolkit.fluxcd.io", "helmreleases", "v2", "hr", helmrelease_revision,
+     "history lastAttemptedRevision"},
     {"GitRepository", kSource, "gitrepositories", "v1", "gitrepo", artifact_revision, "artifact"},
     {"OCIRepository", kSource, "ocirepositories", "v1", "ocirepo", artifact_revision, "artifact"},
     {"HelmRepository", kSource, "helmrepositories", "v1", "helmrepo", artifact_revision, "artifact"},
     {"HelmChart", kSource, "helmcharts", "v1", "hc", artifact_revision, "artifact"},
     {"Bucket", kSource, "buckets", "v1", "", artifact_revision, "artifact"},
-    {"ImageRepository", kImage, "imagerepositories", "v1", "imgrepo imagerepo", image_repository_revision, "lastScanResult"},
+    {"ImageRepository", kImage, "imagerepositories", "v1", "imgrepo imagerepo", image_repository_revision,
+     "lastScanResult"},
     {"ImagePolicy", kImage, "imagepolicies", "v1", "imgpol imagepol", image_policy_revision, "latestRef"},
     {"ImageUpdateAutomation", kImage, "imageupdateautomations", "v1", "iua imgupd imgauto imageupdate image-update",
      image_update_revision, "lastPushCommit"},

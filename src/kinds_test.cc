@@ -208,36 +208,46 @@ std::vector<std::string> words(std::string_view list) {
 // with a value of its shape that a revision could show: what a GET returns at most.
 json every_status_field() {
   return json::parse(R"({
-    "conditions": [{"type": "Ready", "status": "True", "observedGeneration": 3, "reason": "Succeeded", "message": "ready"}],
+    "conditions": [{"type": "Ready", "status": "True", "observedGeneration": 3, "reason": "Succeeded",
+                    "message": "ready"}],
     "lastHandledReconcileAt": "2026-11-20T08:00:00Z", "observedGeneration": 3,
-    "lastAppliedRevision": "main@sha1:applied", "lastAttemptedRevision": "6.7.2", "lastAppliedOriginRevision": "v1@sha1:origin",
+    "lastAppliedRevision": "main@sha1:applied", "lastAttemptedRevision": "6.7.2",
+    "lastAppliedOriginRevision": "v1@sha1:origin",
     "history": [{"chartName": "podinfo", "chartVersion": "6.7.1", "appVersion": "6.7.1", "digest": "sha256:history",
                  "revision": "main@sha1:history", "version": 4, "status": "deployed",
                  "metadata": {"revision": "main@sha1:history-meta"}}],
     "inventory": {"entries": [{"id": "apps_podinfo_apps_Deployment", "v": "v1"}]},
     "failures": 1, "installFailures": 1, "upgradeFailures": 1, "helmChart": "flux-system/apps-podinfo",
-    "lastAttemptedConfigDigest": "sha256:config", "lastAttemptedGeneration": 2, "lastAttemptedReleaseAction": "upgrade",
-    "lastAttemptedReleaseActionDuration": "3s", "lastAttemptedRevisionDigest": "sha256:attempted",
-    "lastAttemptedValuesChecksum": "checksum", "lastHandledForceAt": "f", "lastHandledResetAt": "r", "lastReleaseRevision": 4,
-    "observedCommonMetadataDigest": "sha256:common", "observedPostRenderersDigest": "sha256:post", "storageNamespace": "apps",
-    "artifact": {"revision": "main@sha1:artifact", "digest": "sha256:artifact", "path": "a.tar.gz", "url": "http://sc/a.tar.gz",
-                 "lastUpdateTime": "2026-11-20T08:00:00Z"},
-    "includedArtifacts": [{"revision": "main@sha1:included", "digest": "sha256:included"}], "url": "http://sc/index.yaml",
-    "observedIgnore": "*.md", "observedInclude": [{"repository": {"name": "x"}}], "observedLayerSelector": {"mediaType": "m"},
-    "observedRecurseSubmodules": true, "observedSparseCheckout": ["apps"], "sourceVerificationMode": "head",
-    "observedChartName": "podinfo", "observedSourceArtifactRevision": "sha256:source", "observedValuesFiles": ["values.yaml"],
-    "lastScanResult": {"revision": "sha256:tags", "tagCount": 12, "scanTime": "2026-11-20T08:00:00Z", "latestTags": ["6.7.1"]},
+    "lastAttemptedConfigDigest": "sha256:config", "lastAttemptedGeneration": 2,
+    "lastAttemptedReleaseAction": "upgrade", "lastAttemptedReleaseActionDuration": "3s",
+    "lastAttemptedRevisionDigest": "sha256:attempted", "lastAttemptedValuesChecksum": "checksum",
+    "lastHandledForceAt": "f", "lastHandledResetAt": "r", "lastReleaseRevision": 4,
+    "observedCommonMetadataDigest": "sha256:common", "observedPostRenderersDigest": "sha256:post",
+    "storageNamespace": "apps",
+    "artifact": {"revision": "main@sha1:artifact", "digest": "sha256:artifact", "path": "a.tar.gz",
+                 "url": "http://sc/a.tar.gz", "lastUpdateTime": "2026-11-20T08:00:00Z"},
+    "includedArtifacts": [{"revision": "main@sha1:included", "digest": "sha256:included"}],
+    "url": "http://sc/index.yaml", "observedIgnore": "*.md", "observedInclude": [{"repository": {"name": "x"}}],
+    "observedLayerSelector": {"mediaType": "m"}, "observedRecurseSubmodules": true,
+    "observedSparseCheckout": ["apps"], "sourceVerificationMode": "head",
+    "observedChartName": "podinfo", "observedSourceArtifactRevision": "sha256:source",
+    "observedValuesFiles": ["values.yaml"],
+    "lastScanResult": {"revision": "sha256:tags", "tagCount": 12, "scanTime": "2026-11-20T08:00:00Z",
+                       "latestTags": ["6.7.1"]},
     "canonicalImageName": "ghcr.io/stefanprodan/podinfo", "observedExclusionList": ["^.*\\.sig$"],
     "latestRef": {"name": "ghcr.io/stefanprodan/podinfo", "tag": "6.7.1", "digest": "sha256:latest"},
     "observedPreviousRef": {"name": "ghcr.io/stefanprodan/podinfo", "tag": "6.7.0", "digest": "sha256:previous"},
-    "lastPushCommit": "8d4e3c9a", "lastPushTime": "2026-11-20T08:00:00Z", "lastAutomationRunTime": "2026-11-20T08:00:00Z",
+    "lastPushCommit": "8d4e3c9a", "lastPushTime": "2026-11-20T08:00:00Z",
+    "lastAutomationRunTime": "2026-11-20T08:00:00Z",
     "observedPolicies": {"podinfo": {"name": "ghcr.io/stefanprodan/podinfo", "tag": "6.7.1"}},
     "observedSourceRevision": "main@sha1:source", "webhookPath": "/hook/abc"
   })");
 }
 
 json with_status(json status) {
-  return {{"kind", "X"}, {"metadata", {{"name", "x"}, {"namespace", "flux-system"}, {"generation", 3}}}, {"status", std::move(status)}};
+  return {{"kind", "X"},
+          {"metadata", {{"name", "x"}, {"namespace", "flux-system"}, {"generation", 3}}},
+          {"status", std::move(status)}};
 }
 
 // `status` with each of `fields` as given, absent, or present but empty: every way a revision

@@ -173,7 +173,11 @@ std::string requirement(Lexer& lex, LabelRequirement& r) {
     }
   }
   const bool compares = op.tok == Tok::kGt || op.tok == Tok::kLt;
-  r.op = compares ? (op.tok == Tok::kGt ? Op::kGreaterThan : Op::kLessThan) : op.tok == Tok::kNotEq ? Op::kNotIn : Op::kIn;
+  if (compares) {
+    r.op = op.tok == Tok::kGt ? Op::kGreaterThan : Op::kLessThan;
+  } else {
+    r.op = op.tok == Tok::kNotEq ? Op::kNotIn : Op::kIn;
+  }
   Token v = lex.peek(false);
   if (v.tok == Tok::kEnd || v.tok == Tok::kComma) {
     if (compares) return "for '>' and '<' the value must be an integer";

@@ -147,42 +147,48 @@ TIER_OBJECTS = [  # (resource, namespace, name, labels); the seeded infra, apps-
 FIELD_REF = {"name": "FLUX_SYSTEM_NAMESPACE", "valueFrom": {"fieldRef": {"fieldPath": "metadata.namespace"}}}
 WINDOW = ["--window", "0 8 * * * for 1h"]
 
-# id: (the job's namespace, its container env, its args, the command check should read)
+HR_QUALIFIED = "helmreleases.helm.toolkit.fluxcd.io"
+
+
+def job(*args, ns="flux-system", env=(FIELD_REF,)):
+    """A window job: its args, its namespace and its container's env."""
+    return {"args": list(args), "ns": ns, "env": list(env)}
+
+
 ARG_FORMS = {
-    "selector =": ("flux-system", [FIELD_REF], ["close", "-l", "tier=2"], "close"),
-    "selector ==": ("flux-system", [FIELD_REF], ["close", "-l", "tier==2"], "close"),
-    "selector !=": ("flux-system", [FIELD_REF], ["close", "-l", "tier!=2"], "close"),
-    "selector in": ("flux-system", [FIELD_REF], ["close", "-l", "tier in (1,3)"], "close"),
-    "selector notin": ("flux-system", [FIELD_REF], ["close", "-l", "tier notin (1, 3)"], "close"),
-    "selector exists": ("flux-system", [FIELD_REF], ["close", "-l", "tier"], "close"),
-    "selector !exists": ("flux-system", [FIELD_REF], ["close", "-l", "!tier"], "close"),
-    "selector >": ("flux-system", [FIELD_REF], ["close", "-l", "tier>1"], "close"),
-    "selector <": ("flux-system", [FIELD_REF], ["close", "-l", "tier<3"], "close"),
-    "selector and": ("flux-system", [FIELD_REF], ["close", "-l", "tier>0,team,team notin (api)"], "close"),
-    "--targets KIND/NAME": ("flux-system", [FIELD_REF], ["close", "--targets", "kustomization/k1,HelmRelease/h1"], "close"),
-    "--targets KIND/NS/NAME": ("flux-system", [FIELD_REF],
-                               ["close", "--targets", "ks/apps/k5,hr/apps/ha", "--targets=helmreleases.helm.toolkit.fluxcd.io/flux-system/h2"],
-                               "close"),
-    "positional names": ("flux-system", [FIELD_REF], ["close", "k1", "apps/k5"], "close"),
-    "positional comma list": ("flux-system", [FIELD_REF], ["close", "k1, k2", "apps/k1"], "close"),
-    "--kustomizations": ("flux-system", [FIELD_REF], ["close", "--kustomizations", "k1,apps/k1", "--kustomizations=k3"], "close"),
-    "--kind hr with names": ("flux-system", [FIELD_REF], ["close", "--kind", "hr", "--kustomizations", "h1,apps/ha"], "close"),
-    "--kind HelmRelease -l": ("flux-system", [FIELD_REF], ["close", "--kind", "HelmRelease", "-l", "tier"], "close"),
-    "names and --targets of the same object": ("flux-system", [FIELD_REF], ["close", "k1", "--targets", "kustomization/k1"], "close"),
-    "alias suspend": ("flux-system", [FIELD_REF], ["suspend", "-l", "tier>1"], "close"),
-    "alias resume": ("flux-system", [FIELD_REF], ["resume", "-l", "tier>1"], "open"),
-    "sync": ("flux-system", [FIELD_REF], ["sync", "-l", "tier>1", *WINDOW], "sync"),
-    "-n": ("flux-system", [FIELD_REF], ["close", "-n", "apps", "-l", "tier>1", "k1"], "close"),
-    "global flags before the command": ("flux-system", [FIELD_REF], ["--log-format", "json", "-n", "apps", "close", "-l", "tier in (5)"],
-                                        "close"),
-    "FLUX_SYSTEM_NAMESPACE value": ("flux-system", [{"name": "FLUX_SYSTEM_NAMESPACE", "value": "apps"}], ["close", "-l", "tier", "k1"],
-                                    "close"),
-    "FLUX_SYSTEM_NAMESPACE from the pod's namespace": ("apps", [FIELD_REF], ["close", "-l", "tier>2", "k1"], "close"),
-    "-n wins over FLUX_SYSTEM_NAMESPACE": ("apps", [FIELD_REF], ["close", "-n", "flux-system", "-l", "tier>2"], "close"),
-    "no FLUX_SYSTEM_NAMESPACE: flux-system": ("apps", [], ["close", "-l", "tier>2"], "close"),
-    "--all": ("flux-system", [FIELD_REF], ["close", "--all"], "close"),
-    "-A": ("flux-system", [FIELD_REF], ["close", "-A", "-l", "tier>2"], "close"),
+    "selector =": job("close", "-l", "tier=2"),
+    "selector ==": job("close", "-l", "tier==2"),
+    "selector !=": job("close", "-l", "tier!=2"),
+    "selector in": job("close", "-l", "tier in (1,3)"),
+    "selector notin": job("close", "-l", "tier notin (1, 3)"),
+    "selector exists": job("close", "-l", "tier"),
+    "selector !exists": job("close", "-l", "!tier"),
+    "selector >": job("close", "-l", "tier>1"),
+    "selector <": job("close", "-l", "tier<3"),
+    "selector and": job("close", "-l", "tier>0,team,team notin (api)"),
+    "--targets KIND/NAME": job("close", "--targets", "kustomization/k1,HelmRelease/h1"),
+    "--targets KIND/NS/NAME": job("close", "--targets", "ks/apps/k5,hr/apps/ha",
+                                  f"--targets={HR_QUALIFIED}/flux-system/h2"),
+    "positional names": job("close", "k1", "apps/k5"),
+    "positional comma list": job("close", "k1, k2", "apps/k1"),
+    "--kustomizations": job("close", "--kustomizations", "k1,apps/k1", "--kustomizations=k3"),
+    "--kind hr with names": job("close", "--kind", "hr", "--kustomizations", "h1,apps/ha"),
+    "--kind HelmRelease -l": job("close", "--kind", "HelmRelease", "-l", "tier"),
+    "names and --targets of the same object": job("close", "k1", "--targets", "kustomization/k1"),
+    "alias suspend": job("suspend", "-l", "tier>1"),
+    "alias resume": job("resume", "-l", "tier>1"),
+    "sync": job("sync", "-l", "tier>1", *WINDOW),
+    "-n": job("close", "-n", "apps", "-l", "tier>1", "k1"),
+    "global flags before the command": job("--log-format", "json", "-n", "apps", "close", "-l", "tier in (5)"),
+    "FLUX_SYSTEM_NAMESPACE value": job("close", "-l", "tier", "k1",
+                                       env=[{"name": "FLUX_SYSTEM_NAMESPACE", "value": "apps"}]),
+    "FLUX_SYSTEM_NAMESPACE from the pod's namespace": job("close", "-l", "tier>2", "k1", ns="apps"),
+    "-n wins over FLUX_SYSTEM_NAMESPACE": job("close", "-n", "flux-system", "-l", "tier>2", ns="apps"),
+    "no FLUX_SYSTEM_NAMESPACE: flux-system": job("close", "-l", "tier>2", ns="apps", env=[]),
+    "--all": job("close", "--all"),
+    "-A": job("close", "-A", "-l", "tier>2"),
 }
+COMMANDS = {"suspend": "close", "resume": "open"}  # aliases, as check reports them
 # Args the binary refuses (exit 2, nothing sent): check takes the job to act on nothing.
 REFUSED_FORMS = {
     "selector > with a word": ["close", "-l", "tier>a"],
@@ -203,7 +209,8 @@ def window_cronjob(ns, env, args):
 def tiers(api):
     """The objects in the fake API server, and the same objects as manifests."""
     api.put("namespaces", "", "apps", {})
-    spec = {KS: api.get(KS, "flux-system", "infra")["spec"], "helmreleases": api.get("helmreleases", "flux-system", "podinfo")["spec"]}
+    spec = {KS: api.get(KS, "flux-system", "infra")["spec"],
+            "helmreleases": api.get("helmreleases", "flux-system", "podinfo")["spec"]}
     for resource, ns, name, labels in TIER_OBJECTS:
         api.put(resource, ns, name, {"metadata": {"labels": labels}, "spec": spec[resource]})
     manifests = []
@@ -236,7 +243,9 @@ def pod_env(ns, env):
 
 @pytest.mark.parametrize("form", list(ARG_FORMS))
 def test_check_takes_a_job_to_act_on_what_the_binary_acts_on(wctl, api, tiers, tmp_path, form):
-    ns, env, args, command = ARG_FORMS[form]
+    ns, env, args = ARG_FORMS[form]["ns"], ARG_FORMS[form]["env"], ARG_FORMS[form]["args"]
+    verb = next(a for a in args if a in ("close", "open", "sync", "suspend", "resume"))
+    command = COMMANDS.get(verb, verb)
     p = wctl.run(*args, "--dry-run", "-o", "json", extra_env=pod_env(ns, env))
     assert p.returncode == 0, p.stderr
     acted = {f"{r['kind']}/{r['namespace']}/{r['name']}" for r in json.loads(p.stdout)["results"]}

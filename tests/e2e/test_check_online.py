@@ -183,9 +183,8 @@ def test_a_job_reads_its_args_as_the_binary_does_live(setup):
     cronjob(api, "open", ["resume", "apps-rt", "--targets", "kustomization/apps/apps-rw"])
     cronjob(api, "sync", ["sync", "apps-rt", "--targets", "nope/x"])
     proc, _ = check(wctl, mode="admin")
-    jobs = {j["object"]: j for j in json.loads(proc.stdout)["jobs"]}
-    assert jobs["CronJob/flux-system/close"] == {"object": "CronJob/flux-system/close", "command": "close", "windowing": True,
-                                                 "targets": ["Kustomization/apps/apps-rw", "Kustomization/flux-system/apps-rw"]}
-    assert jobs["CronJob/flux-system/open"] == {"object": "CronJob/flux-system/open", "command": "open", "windowing": False,
-                                                "targets": ["Kustomization/apps/apps-rw", "Kustomization/flux-system/apps-rt"]}
-    assert (jobs["CronJob/flux-system/sync"]["targets"], jobs["CronJob/flux-system/sync"]["windowing"]) == ([], False)
+    jobs = {j["object"]: (j["command"], j["windowing"], j["targets"]) for j in json.loads(proc.stdout)["jobs"]}
+    other, rw, rt = (f"Kustomization/{name}" for name in ("apps/apps-rw", "flux-system/apps-rw", "flux-system/apps-rt"))
+    assert jobs == {"CronJob/flux-system/close": ("close", True, [other, rw]),
+                    "CronJob/flux-system/open": ("open", False, [other, rt]),
+                    "CronJob/flux-system/sync": ("sync", False, [])}
