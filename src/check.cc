@@ -63,7 +63,7 @@ struct Checker {
   // WC002: a parent re-applies spec.suspend and undoes every close unless the target is relabelled.
   void parent_undoes_close() {
     for (const auto& job : m.jobs) {
-      if (!job.windowing() || job.relabel) continue;
+      if (!job.windowing() || job.flags.relabel) continue;
       for (const auto& target : job.targets) {
         const json* obj = m.find(target);
         const json* spec = obj ? field(*obj, "spec") : nullptr;
@@ -157,7 +157,7 @@ struct Checker {
       if (!job_runs(job, CommandId::kSync) || job.suspended) continue;
       Schedule flags;
       try {
-        flags = parse_schedule({job.windows, job.denies, job.freezes});
+        flags = parse_schedule({job.flags.windows, job.flags.denies, job.flags.freezes});
       } catch (const ConfigError& e) {
         add("WC010", "error", job.key, std::string("every run fails: ") + e.what() + "; fix the expression in the job's args");
         continue;
@@ -182,8 +182,8 @@ struct Checker {
   // WC007/WC008: an open job and a close job with the same targets make one window.
   void pairs() {
     auto same_targets = [](const WindowJob& a, const WindowJob& b) {
-      return std::tie(a.kind, a.target_ns, a.targets, a.selector, a.has_selector, a.all) ==
-             std::tie(b.kind, b.target_ns, b.targets, b.selector, b.has_selector, b.all);
+      return std::tie(a.kind, a.target_ns, a.targets, a.flags.selector, a.flags.all, a.flags.all_namespaces) ==
+             std::tie(b.kind, b.target_ns, b.targets, b.flags.selector, b.flags.all, b.flags.all_namespaces);
     };
     for (const auto& open : m.jobs) {
       if (!job_runs(open, CommandId::kOpen) || open.suspended) continue;
@@ -230,10 +230,6 @@ struct Checker {
         add("WC010", "error", job.key, "every run fails: " + job.args_problem + "; fix the job's args");
         continue;
       }
-      if (job.kind.empty()) {
-        add("WC010", "error", job.key, "every run fails: unknown --kind \"" + job.kind_arg + "\"; see --kind in windowctl help " + job.command);
-        continue;
-      }
       std::set<std::string> namespaces{job.target_ns};
       for (const auto& t : job.targets) namespaces.insert(t.substr(t.find('/') + 1, t.rfind('/') - t.find('/') - 1));
       for (const auto& ns : namespaces) rbac_in(job, ns);
@@ -261,8 +257,7 @@ struct Checker {
       role_names += (role_names.empty() ? "" : ", ") + kind + " " + string_at(*ref, "name");
     }
     if (roles.empty()) return;  // granted some other way (ClusterRoleBinding, another input)
-    const KindAdapter* kind = find_kind(job.kind);
-    std::string group(kind->group), plural(kind->plural);
+    std::string group(job.kind->group), plural(job.kind->plural);
     // verb -> names granted; "" in the set: every name.
     auto granted = [&](const std::string& verb) {
       std::set<std::string> names;
@@ -287,7 +282,7 @@ struct Checker {
       auto names = granted(verb);
       if (names.count("")) continue;
       for (const auto& t : job.targets) {
-        std::string prefix = job.kind + "/" + ns + "/";
+        std::string prefix = std::string(job.kind->kind) + "/" + ns + "/";
         if (!t.starts_with(prefix)) continue;
         std::string n = t.substr(prefix.size());
         if (!names.count(n) && missing.find(" " + n + ",") == std::string::npos) missing += " " + n + ",";
@@ -300,7 +295,7 @@ struct Checker {
           role_names + " in " + ns + " (bound to " + subject + ") does not grant get and patch on " + plural + " named" + missing +
               ": add them to resourceNames (or drop resourceNames)");
     }
-    if ((job.has_selector || job.all) && ns == job.target_ns && !granted("list").count("")) {
+    if (job.selector && ns == job.target_ns && !granted("list").count("")) {
       add("WC009", "error", job.key,
           role_names + " in " + ns + " (bound to " + subject + ") does not grant list on " + plural +
               " without resourceNames, which -l/--all needs: add a list rule (components/selectors)");
@@ -310,8 +305,14 @@ struct Checker {
 
 }  // namespace
 
-std::vector<Finding> check_objects(const std::vector<json>& objects, SysTime now) {
+std::vector<Finding> check_objects(const std::vector<json>& objects, SysTime now, std::vector<JobTargets>* jobs) {
   Manifests m = index_manifests(objects);
+  if (jobs) {
+    for (const auto& job : m.jobs) {
+      jobs->push_back({job.key, job.command, job.windowing(), {job.targets.begin(), job.targets.end()}});
+    }
+    std::sort(jobs->begin(), jobs->end(), [](const JobTargets& a, const JobTargets& b) { return a.object < b.object; });
+  }
   Checker c{m, now, {}};
   c.depends_on();
   c.parent_undoes_close();
@@ -334,11 +335,15 @@ bool has_error(const std::vector<Finding>& findings) {
   return std::any_of(findings.begin(), findings.end(), [](const Finding& f) { return f.severity == "error"; });
 }
 
-std::string render_findings(const std::vector<Finding>& findings, bool as_json) {
+std::string render_findings(const std::vector<Finding>& findings, bool as_json, const std::vector<JobTargets>& jobs) {
   if (as_json) {
-    json list = json::array();
+    json list = json::array(), job_list = json::array();
     for (const auto& f : findings) list.push_back({{"id", f.id}, {"severity", f.severity}, {"object", f.object}, {"message", f.message}});
-    return json{{"command", "check"}, {"findings", list}}.dump(2) + "\n";
+    for (const auto& j : jobs) {
+      job_list.push_back(
+          {{"object", j.object}, {"command", j.command}, {"windowing", j.windowing}, {"targets", j.targets}});
+    }
+    return json{{"command", "check"}, {"findings", list}, {"jobs", job_list}}.dump(2) + "\n";
   }
   std::string out;
   for (const auto& f : findings) out += f.severity + " " + f.id + " " + printable(f.object) + ": " + printable(f.message, 4096) + "\n";

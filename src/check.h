@@ -5,8 +5,9 @@
 // Rule ids are stable: scripts may filter on them; a retired id is never reused. docs/check.md
 // has the tables. A window job is a CronJob whose container runs windowctl
 // open, close or sync; its targets are the objects its args name, or those its -l/--all select
-// among the input's objects of its --kind in its namespace (-n, else FLUX_SYSTEM_NAMESPACE, else
-// flux-system). A target is windowed when a close or sync job that is not suspended acts on it.
+// among the input's objects of its --kind in its namespace (-n, else FLUX_SYSTEM_NAMESPACE of its
+// container, else flux-system; every namespace with -A), each read as the binary reads it
+// (check_model.h). A target is windowed when a close or sync job that is not suspended acts on it.
 #pragma once
 
 #include <nlohmann/json.hpp>
@@ -25,9 +26,20 @@ struct Finding {
   bool operator==(const Finding&) const = default;
 };
 
+// A window job and what check takes its args to act on: -o json lists them, so that a user (and
+// a test) can see which targets check reasoned about, not only what it found wrong.
+struct JobTargets {
+  std::string object;                // CronJob/namespace/name
+  std::string command;               // open, close or sync: an alias reads as its command
+  bool windowing = false;            // its targets are windowed (close or sync, not suspended)
+  std::vector<std::string> targets;  // Kind/namespace/name, sorted
+  bool operator==(const JobTargets&) const = default;
+};
+
 // Findings sorted by object, then id, then message. `now` anchors the schedule rules, which look
-// about a year ahead.
-std::vector<Finding> check_objects(const std::vector<nlohmann::json>& objects, SysTime now);
+// about a year ahead. With `jobs`, also the window jobs of the input, sorted by object.
+std::vector<Finding> check_objects(const std::vector<nlohmann::json>& objects, SysTime now,
+                                   std::vector<JobTargets>* jobs = nullptr);
 
 bool has_error(const std::vector<Finding>& findings);
 
@@ -35,7 +47,8 @@ bool has_error(const std::vector<Finding>& findings);
 void sort_findings(std::vector<Finding>& findings);
 
 // Text: "error WC001 Kustomization/flux-system/apps: ..." one line each (nothing when clean);
-// JSON: {"command":"check","findings":[{"id","severity","object","message"}...]}.
-std::string render_findings(const std::vector<Finding>& findings, bool json);
+// JSON: {"command":"check","findings":[{"id","severity","object","message"}...],
+// "jobs":[{"object","command","windowing","targets"}...]}. The text has no jobs.
+std::string render_findings(const std::vector<Finding>& findings, bool json, const std::vector<JobTargets>& jobs = {});
 
 }  // namespace windowctl

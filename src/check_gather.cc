@@ -29,7 +29,7 @@ struct JobSpec {
   LiveJob live;
   bool review = true;                 // ask about the caller's access: it is the job's ServiceAccount
   const KindAdapter* kind = nullptr;  // of the selection
-  std::string ns;                     // of the selection
+  std::string ns;                     // of the selection; "": every namespace (-A)
   std::string selector;
   bool select = false;  // -l or --all
   std::vector<Target> named;  // each with its kind
@@ -99,8 +99,9 @@ class Gatherer {
       JobSpec spec;
       spec.live.key = job.key;
       spec.live.windowing = job.windowing();
-      spec.live.relabel = job.relabel;
+      spec.live.relabel = job.flags.relabel;
       spec.live.time_zone = job.time_zone;
+      spec.live.command = job.command;
       // A review answers for the caller: about the job only when check runs as its ServiceAccount.
       std::string runs_as = "system:serviceaccount:" + job.ns + ":" + job.service_account;
       spec.review = client_.config().identity == runs_as;
@@ -108,16 +109,12 @@ class Gatherer {
         spdlog::info("{}", job.key + ": permissions not checked (WC015): it runs as " + runs_as + ", check as " +
                                printable(client_.config().identity, 256) + "; run check as that ServiceAccount");
       }
-      spec.kind = find_kind(job.kind);
-      spec.ns = job.target_ns;
-      spec.selector = job.selector;
-      spec.select = spec.kind && (job.has_selector || job.all);
-      for (const auto& key : job.targets) {  // Kind/ns/name: the named ones (the input holds no targets to select)
-        auto a = key.find('/'), b = key.rfind('/');
-        if (const KindAdapter* kind = find_kind(key.substr(0, a)); kind && a != b) {
-          spec.named.push_back(Target{key.substr(a + 1, b - a - 1), key.substr(b + 1), kind});
-        }
-      }
+      spec.kind = job.kind;
+      spec.ns = job.flags.all_namespaces ? "" : job.target_ns;
+      spec.selector = job.flags.selector;
+      spec.select = job.selector.has_value();
+      spec.named = job.named;
+      for (auto& t : spec.named) t.kind = t.kind ? t.kind : job.kind;
       specs.push_back(std::move(spec));
     }
     return specs;
@@ -189,8 +186,8 @@ class Gatherer {
 
   void select(JobSpec& spec) {
     std::string v = version(*spec.kind);
-    std::string what = std::string(spec.kind->kind) + "s in " + spec.ns;
-    if (v.empty() || !valid_namespace(spec.ns)) {
+    std::string what = std::string(spec.kind->kind) + "s in " + (spec.ns.empty() ? "all namespaces" : spec.ns);
+    if (v.empty() || (!spec.ns.empty() && !valid_namespace(spec.ns))) {
       facts_.targets.push_back({what, LiveRead::kFailed, std::string(spec.kind->kind) + " is not served by this cluster", nullptr});
       return;
     }
@@ -198,7 +195,8 @@ class Gatherer {
     if (!spec.selector.empty()) base += "&labelSelector=" + http::query_escape(spec.selector);
     std::string error;
     list_all(base, error, [&](json&& item) {
-      spec.live.targets.push_back(read_target(*spec.kind, spec.ns, name_of(item), &item));
+      std::string ns = metadata_string(item, "namespace");  // -A: each its own
+      spec.live.targets.push_back(read_target(*spec.kind, ns.empty() ? spec.ns : ns, name_of(item), &item));
     });
     if (error.empty()) return;
     facts_.targets.push_back({what, read_of(error), error, nullptr});
@@ -267,12 +265,15 @@ class Gatherer {
 
 int run_check_online(Client& client, const CommandOptions& options, const std::vector<std::string>& files, SysTime at) {
   std::vector<Finding> findings;
-  if (!files.empty()) findings = check_objects(parse_manifests(read_manifest_sources(files)), at);
+  std::vector<JobTargets> jobs;
+  if (!files.empty()) findings = check_objects(parse_manifests(read_manifest_sources(files)), at, &jobs);
   const LiveFacts facts = Gatherer(client).gather(options);
   auto live = check_live(facts);
   findings.insert(findings.end(), live.begin(), live.end());
   sort_findings(findings);
-  std::cout << render_findings(findings, options.output == OutputFormat::kJson);
+  auto live_jobs = live_job_targets(facts);
+  jobs.insert(jobs.end(), live_jobs.begin(), live_jobs.end());
+  std::cout << render_findings(findings, options.output == OutputFormat::kJson, jobs);
   if (findings.empty()) {
     spdlog::info("no findings for {} target{} ({} window job{}, {} access review{})", facts.targets.size(),
                  facts.targets.size() == 1 ? "" : "s", facts.jobs.size(), facts.jobs.size() == 1 ? "" : "s",

@@ -4,7 +4,7 @@
 #include <sstream>
 #include <string_view>
 
-#include "cli.h"
+#include "config.h"
 #include "json_read.h"
 #include "kinds.h"
 
@@ -32,15 +32,13 @@ std::vector<std::string> strings(const json* list) {
   return out;
 }
 
-std::string trim(std::string_view s) {
-  auto b = s.find_first_not_of(" \t");
-  if (b == std::string_view::npos) return {};
-  auto e = s.find_last_not_of(" \t");
-  return std::string(s.substr(b, e - b + 1));
-}
+// The windowctl container of a CronJob and its argv after the program name.
+struct Container {
+  const json* spec = nullptr;
+  std::vector<std::string> argv;
+};
 
-// The windowctl container of a CronJob and its argv after the program name, or nothing.
-std::optional<std::vector<std::string>> windowctl_argv(const json& cronjob) {
+std::optional<Container> windowctl_container(const json& cronjob) {
   const json* containers = at(cronjob, {"spec", "jobTemplate", "spec", "template", "spec", "containers"});
   if (!containers || !containers->is_array()) return std::nullopt;
   for (const auto& c : *containers) {
@@ -58,31 +56,58 @@ std::optional<std::vector<std::string>> windowctl_argv(const json& cronjob) {
     argv = hoist_global_flags(std::move(argv));
     if (argv.empty()) continue;
     const std::string& verb = argv[0];
-    if (verb == "open" || verb == "close" || verb == "sync" || verb == "suspend" || verb == "resume") return argv;
+    if (verb == "open" || verb == "close" || verb == "sync" || verb == "suspend" || verb == "resume") {
+      return Container{&c, argv};
+    }
   }
   return std::nullopt;
 }
 
-// FLUX_SYSTEM_NAMESPACE as the pod would see it; "" when the container does not set it.
-std::string flux_namespace_env(const json& cronjob, const std::string& job_ns) {
-  const json* containers = at(cronjob, {"spec", "jobTemplate", "spec", "template", "spec", "containers"});
-  if (!containers || !containers->is_array()) return {};
-  for (const auto& c : *containers) {
-    const json* env = field(c, "env");
-    if (!env || !env->is_array()) continue;
-    for (const auto& e : *env) {
-      if (string_at(e, "name") != "FLUX_SYSTEM_NAMESPACE") continue;
-      if (const json* v = field(e, "value"); v && v->is_string()) return v->get<std::string>();
-      const json* path = at(e, {"valueFrom", "fieldRef", "fieldPath"});
-      if (path && path->is_string() && path->get<std::string>() == "metadata.namespace") return job_ns;
+// The container's environment as its pod sees it, as far as the manifest tells: plain values and
+// the downward API's metadata.namespace (the shipped bases set FLUX_SYSTEM_NAMESPACE so). A
+// variable from a ConfigMap, a Secret or $(...) expansion is unknown here, so left unset; a
+// later entry of the same name wins, as the kubelet builds it.
+Getenv pod_getenv(const json& container, const std::string& pod_ns) {
+  std::map<std::string, std::string> env;
+  const json* list = field(container, "env");
+  for (const auto& e : list && list->is_array() ? *list : json::array()) {
+    std::string name = string_at(e, "name");
+    const json* value = field(e, "value");
+    const json* path = at(e, {"valueFrom", "fieldRef", "fieldPath"});
+    if (value && value->is_string() && value->get_ref<const std::string&>().find("$(") == std::string::npos) {
+      env[name] = value->get<std::string>();
+    } else if (path && *path == "metadata.namespace") {
+      env[name] = pod_ns;
+    } else {
+      env.erase(name);
     }
   }
-  return {};
+  return [env = std::move(env)](const std::string& name) -> std::optional<std::string> {
+    auto it = env.find(name);
+    return it == env.end() ? std::nullopt : std::optional<std::string>(it->second);
+  };
+}
+
+// What the binary decides from its parsed command line before the first request, in its order;
+// a ConfigError is the job's exit 2.
+void resolve_args(WindowJob& job, const CommandLine& cli, const Getenv& getenv) {
+  const Flags& f = job.flags;
+  job.kind = find_kind(f.kind);
+  if (!job.kind) throw ConfigError("unknown --kind \"" + f.kind + "\": use one of " + kinds_help());
+  if (std::string problem = cli.flags_problem(); !problem.empty()) throw ConfigError(problem);
+  job.target_ns = default_namespace(f.ns, getenv);
+  // Names as arguments, then --kustomizations, then --targets.
+  std::vector<std::string> names = f.args;
+  names.insert(names.end(), f.names.begin(), f.names.end());
+  job.named = parse_targets(names, job.target_ns);
+  auto kinded = parse_kind_targets(f.targets, job.target_ns);
+  job.named.insert(job.named.end(), kinded.begin(), kinded.end());
+  if (f.all || !f.selector.empty()) job.selector = parse_selector(f.selector).value_or(LabelSelector{});
 }
 
 std::optional<WindowJob> parse_job(const json& cronjob) {
-  auto argv = windowctl_argv(cronjob);
-  if (!argv) return std::nullopt;
+  auto container = windowctl_container(cronjob);
+  if (!container) return std::nullopt;
   WindowJob job;
   job.object = &cronjob;
   job.ns = namespace_of(cronjob);
@@ -91,42 +116,20 @@ std::optional<WindowJob> parse_job(const json& cronjob) {
   // The job's args read by the binary's own command line, so check sees what the job will do.
   CommandLine cli;
   std::ostringstream help;
-  const bool refused = cli.parse(*argv, help, &job.args_problem).has_value();
-  job.command = cli.command().empty() ? (*argv)[0] : cli.command();
+  const bool refused = cli.parse(container->argv, help, &job.args_problem).has_value();
+  job.command = cli.command().empty() ? container->argv[0] : cli.command();
   if (refused) {
     if (job.args_problem.empty()) job.args_problem = "its args ask for help, not a window";
     return job;
   }
-  const Flags& f = cli.flags();
-  job.args_problem = cli.flags_problem();
-  job.names = f.args;
-  // Comma lists, items as written (trimmed): the rules compare them with the manifests' names.
-  auto split_into = [](const std::vector<std::string>& values, std::vector<std::string>& into) {
-    for (const auto& value : values) {
-      std::string_view rest = value;
-      while (true) {
-        auto comma = rest.find(',');
-        if (auto item = trim(rest.substr(0, comma)); !item.empty()) into.push_back(item);
-        if (comma == std::string_view::npos) break;
-        rest.remove_prefix(comma + 1);
-      }
-    }
-  };
-  split_into(f.names, job.names);
-  split_into(f.targets, job.kind_targets);
-  job.selector = f.selector;
-  job.has_selector = cli.given("--selector");
-  job.all = f.all;
-  job.relabel = f.relabel;
-  job.kind_arg = f.kind;
-  job.windows = f.windows;
-  job.denies = f.denies;
-  job.freezes = f.freezes;
-  const KindAdapter* kind = find_kind(job.kind_arg);
-  job.kind = kind ? std::string(kind->kind) : "";
-  job.target_ns = f.ns;
-  if (job.target_ns.empty()) job.target_ns = flux_namespace_env(cronjob, job.ns);
-  if (job.target_ns.empty()) job.target_ns = "flux-system";
+  job.flags = cli.flags();
+  try {
+    resolve_args(job, cli, pod_getenv(*container->spec, job.ns));
+  } catch (const ConfigError& e) {
+    job.args_problem = e.what();
+    job.named.clear();
+    job.selector.reset();
+  }
   const json* suspend = at(cronjob, {"spec", "suspend"});
   job.suspended = suspend && suspend->is_boolean() && suspend->get<bool>();
   if (const json* spec = field(cronjob, "spec")) {
@@ -141,64 +144,12 @@ std::optional<WindowJob> parse_job(const json& cronjob) {
   return job;
 }
 
-// One requirement of a selector: key, operator (=, !=, in, notin, exists, !exists), values.
-struct Requirement {
-  std::string key, op;
-  std::set<std::string> values;
-};
-
-std::optional<std::vector<Requirement>> parse_selector(const std::string& text) {
-  std::vector<std::string> parts;
-  std::string cur;
-  int depth = 0;
-  for (char c : text) {
-    if (c == '(') ++depth;
-    if (c == ')') --depth;
-    if (depth < 0 || depth > 1) return std::nullopt;
-    if (c == ',' && depth == 0) {
-      parts.push_back(cur);
-      cur.clear();
-    } else {
-      cur += c;
-    }
-  }
-  parts.push_back(cur);
-  std::vector<Requirement> out;
-  for (auto& raw : parts) {
-    std::string p = trim(raw);
-    if (p.empty()) {
-      if (parts.size() == 1) break;  // "" selects everything
-      return std::nullopt;
-    }
-    Requirement r;
-    if (auto paren = p.find('('); paren != std::string::npos) {
-      if (p.back() != ')') return std::nullopt;
-      std::string head = trim(p.substr(0, paren));
-      auto space = head.find_last_of(" \t");
-      if (space == std::string::npos) return std::nullopt;
-      r.key = trim(head.substr(0, space));
-      r.op = head.substr(space + 1);
-      if (r.op != "in" && r.op != "notin") return std::nullopt;
-      std::string_view list(p);
-      list = list.substr(paren + 1, list.size() - paren - 2);
-      while (true) {
-        auto comma = list.find(',');
-        r.values.insert(trim(list.substr(0, comma)));
-        if (comma == std::string_view::npos) break;
-        list.remove_prefix(comma + 1);
-      }
-    } else if (auto ne = p.find("!="); ne != std::string::npos) {
-      r = {trim(p.substr(0, ne)), "!=", {trim(p.substr(ne + 2))}};
-    } else if (auto eq = p.find('='); eq != std::string::npos) {
-      std::size_t len = p.compare(eq, 2, "==") == 0 ? 2 : 1;
-      r = {trim(p.substr(0, eq)), "=", {trim(p.substr(eq + len))}};
-    } else if (p.front() == '!') {
-      r = {trim(p.substr(1)), "!exists", {}};
-    } else {
-      r = {p, "exists", {}};
-    }
-    if (r.key.empty()) return std::nullopt;
-    out.push_back(std::move(r));
+Labels labels_of(const json& object) {
+  Labels out;
+  const json* labels = at(object, {"metadata", "labels"});
+  if (!labels || !labels->is_object()) return out;
+  for (const auto& [key, value] : labels->items()) {
+    if (value.is_string()) out.emplace(key, value.get<std::string>());
   }
   return out;
 }
@@ -231,22 +182,6 @@ const json* Manifests::find(const std::string& key) const {
   return it == by_key.end() ? nullptr : it->second;
 }
 
-std::optional<bool> selector_matches(const std::string& selector, const json& labels) {
-  auto reqs = parse_selector(selector);
-  if (!reqs) return std::nullopt;
-  for (const auto& r : *reqs) {
-    const json* v = labels.is_object() ? field(labels, r.key) : nullptr;
-    bool has = v && v->is_string();
-    std::string value = has ? v->get<std::string>() : "";
-    bool ok = r.op == "exists"    ? has
-              : r.op == "!exists" ? !has
-              : r.op == "=" || r.op == "in" ? has && r.values.count(value)
-                                            : !has || !r.values.count(value);  // != and notin
-    if (!ok) return false;
-  }
-  return true;
-}
-
 Manifests index_manifests(const std::vector<json>& objects) {
   Manifests m;
   static const std::set<std::string> kClusterScoped = {"ClusterRole", "ClusterRoleBinding", "Namespace",
@@ -260,26 +195,15 @@ Manifests index_manifests(const std::vector<json>& objects) {
     }
   }
   for (auto& job : m.jobs) {
-    if (job.kind.empty()) continue;
-    for (const auto& n : job.names) {
-      auto slash = n.find('/');
-      job.targets.insert(slash == std::string::npos ? object_key(job.kind, job.target_ns, n)
-                                                    : object_key(job.kind, n.substr(0, slash), n.substr(slash + 1)));
+    for (const auto& t : job.named) {
+      job.targets.insert(object_key(std::string(t.kind ? t.kind->kind : job.kind->kind), t.ns, t.name));
     }
-    for (const auto& t : job.kind_targets) {  // KIND/NAME or KIND/NS/NAME, each of its own kind
-      auto slash = t.find('/'), last = t.rfind('/');
-      const KindAdapter* kind = slash == std::string::npos ? nullptr : find_kind(t.substr(0, slash));
-      if (!kind) continue;
-      job.targets.insert(object_key(std::string(kind->kind), slash == last ? job.target_ns : t.substr(slash + 1, last - slash - 1),
-                                    t.substr(last + 1)));
-    }
-    if (job.has_selector || job.all) {
+    if (job.selector) {  // among the input's objects, as the server would list them
+      const std::string kind(job.kind->kind);
       for (const json* obj : m.all) {
-        if (string_at(*obj, "kind") != job.kind || namespace_of(*obj) != job.target_ns) continue;
-        const json* labels = at(*obj, {"metadata", "labels"});
-        if (job.all || selector_matches(job.selector, labels ? *labels : json::object()).value_or(false)) {
-          job.targets.insert(object_key(job.kind, job.target_ns, name_of(*obj)));
-        }
+        const std::string ns = namespace_of(*obj);
+        if (string_at(*obj, "kind") != kind || (!job.flags.all_namespaces && ns != job.target_ns)) continue;
+        if (selector_matches(*job.selector, labels_of(*obj))) job.targets.insert(object_key(kind, ns, name_of(*obj)));
       }
     }
     if (job.windowing()) m.windowed.insert(job.targets.begin(), job.targets.end());

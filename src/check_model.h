@@ -10,28 +10,31 @@
 #include <string>
 #include <vector>
 
+#include "cli.h"
+#include "selector.h"
+#include "targets.h"
+
 namespace windowctl {
 
 // "Kind/namespace/name", or "Kind/name" for an object without a namespace in a cluster-scoped kind.
 std::string object_key(const std::string& kind, const std::string& ns, const std::string& name);
 
+// A window job and what the binary does with its args in its pod: each read by the function the
+// binary runs (the command line, default_namespace, parse_targets, parse_selector), none again here.
 struct WindowJob {
   const nlohmann::json* object = nullptr;  // the CronJob
   std::string key;                         // CronJob/ns/name
   std::string ns, name;
-  std::string command;                     // open, close or sync
-  std::string kind = "Kustomization";      // --kind, normalised; empty when unknown
-  std::string kind_arg = "Kustomization";  // --kind as written
-  std::string target_ns;                   // -n, else FLUX_SYSTEM_NAMESPACE, else flux-system
-  std::vector<std::string> names;          // --kustomizations items, as written
-  std::vector<std::string> kind_targets;   // --targets items (KIND/[NS/]NAME), as written
-  std::string selector;                    // -l
-  bool has_selector = false, all = false, relabel = false;
-  std::vector<std::string> windows, denies, freezes;
+  std::string command;                     // open, close or sync: an alias reads as its command
+  Flags flags;                             // its args
+  std::string args_problem;                // non-empty: windowctl refuses the args (exit 2 every run)
+  const KindAdapter* kind = nullptr;       // --kind
+  std::string target_ns;                   // of names without one and of -l/--all
+  std::vector<Target> named;               // names then --targets; Target::kind nullptr: --kind
+  std::optional<LabelSelector> selector;   // -l (--all: the empty one); nullopt: it lists nothing
   bool suspended = false;
   std::string schedule, time_zone;         // spec.schedule, spec.timeZone
   std::string service_account = "default";
-  std::string args_problem;                // non-empty: windowctl refuses the args (exit 2 every run)
   std::set<std::string> targets;           // Kind/ns/name: named, or selected among the input
   bool windowing() const { return !suspended && args_problem.empty() && (command == "close" || command == "sync"); }
 };
@@ -52,9 +55,5 @@ std::string name_of(const nlohmann::json& object);
 std::string label_or_annotation(const nlohmann::json& object, const std::string& key);
 
 Manifests index_manifests(const std::vector<nlohmann::json>& objects);
-
-// Does `selector` (kubectl syntax: a=b, a==b, a!=b, a, !a, a in (x,y), a notin (x,y); comma = and)
-// select an object with these labels? nullopt when it does not parse.
-std::optional<bool> selector_matches(const std::string& selector, const nlohmann::json& labels);
 
 }  // namespace windowctl

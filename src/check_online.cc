@@ -5,6 +5,7 @@
 #include <algorithm>
 #include <cctype>
 #include <charconv>
+#include <iterator>
 #include <tuple>
 
 #include "check_model.h"
@@ -153,6 +154,23 @@ std::vector<Finding> check_live(const LiveFacts& facts) {
   }
 
   sort_findings(out);
+  return out;
+}
+
+std::vector<JobTargets> live_job_targets(const LiveFacts& facts) {
+  std::vector<JobTargets> out;
+  for (const auto& job : facts.jobs) {
+    if (job.key.empty()) continue;
+    JobTargets j{job.key, job.command, job.windowing, {}};
+    // A LIST that failed is kept among the targets under the collection's name ("Kustomizations
+    // in NS"), which names no object.
+    std::copy_if(job.targets.begin(), job.targets.end(), std::back_inserter(j.targets),
+                 [](const std::string& key) { return std::count(key.begin(), key.end(), '/') == 2; });
+    std::sort(j.targets.begin(), j.targets.end());
+    j.targets.erase(std::unique(j.targets.begin(), j.targets.end()), j.targets.end());
+    out.push_back(std::move(j));
+  }
+  std::sort(out.begin(), out.end(), [](const JobTargets& a, const JobTargets& b) { return a.object < b.object; });
   return out;
 }
 

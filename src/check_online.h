@@ -33,6 +33,7 @@ struct LiveJob {
   bool relabel = false;
   std::string time_zone;               // spec.timeZone
   std::vector<std::string> targets;    // keys into LiveFacts::targets
+  std::string command;                 // open, close or sync
 };
 
 // One SelfSubjectAccessReview: may the caller do `verb` on it?
@@ -66,6 +67,9 @@ std::string parent_declaring_suspend(const nlohmann::json& object);
 
 // Findings of the live rules, sorted as check_objects sorts them.
 std::vector<Finding> check_live(const LiveFacts& facts);
+
+// The window CronJobs among the facts (not the check's own flags) and their targets, for -o json.
+std::vector<JobTargets> live_job_targets(const LiveFacts& facts);
 
 // The check command: offline rules over `files` (if any) plus the live rules over the targets
 // the options name, or, without targets, over every window CronJob in options.ns. Prints the

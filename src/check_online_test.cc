@@ -124,6 +124,15 @@ TEST_CASE("check_live: WC002 a parent applies spec.suspend and the windowing job
   CHECK(check_live(flags).empty());
 }
 
+TEST_CASE("live_job_targets: the CronJobs' targets, without the check's own flags or a failed LIST") {
+  LiveFacts f;
+  f.jobs.push_back({"CronJob/flux-system/open", false, false, "", {kApps, kApps}, "open"});
+  f.jobs.push_back({kJob, true, false, "", {kApps, "Kustomizations in team", "HelmRelease/team/web"}, "close"});
+  f.jobs.push_back({"", false, false, "", {kApps}, ""});
+  CHECK(live_job_targets(f) == std::vector<JobTargets>{{kJob, "close", true, {"HelmRelease/team/web", kApps}},
+                                                       {"CronJob/flux-system/open", "open", false, {kApps}}});
+}
+
 TEST_CASE("check_live: WC011 spec.timeZone on a server older than 1.27") {
   auto f = one_target(ks());
   f.jobs[0].time_zone = "Europe/Zurich";
@@ -161,7 +170,7 @@ TEST_CASE("check_live: WC015 a denied verb is an error naming verb, resource and
 
 TEST_CASE("check_model: --targets in a job's args names targets of their own kinds") {
   json c = {{"name", "windowctl"},
-            {"args", {"close", "--targets", "HelmRelease/podinfo,GitRepository/apps/src,Nope/x", "--targets=ks/other"}}};
+            {"args", {"close", "--targets", "HelmRelease/podinfo,GitRepository/apps/src", "--targets=ks/other"}}};
   json cj = {{"kind", "CronJob"},
              {"metadata", {{"name", "close"}, {"namespace", "flux-system"}}},
              {"spec", {{"jobTemplate", {{"spec", {{"template", {{"spec", {{"containers", {c}}}}}}}}}}}}};
@@ -169,6 +178,12 @@ TEST_CASE("check_model: --targets in a job's args names targets of their own kin
   REQUIRE(m.jobs.size() == 1);
   CHECK(m.jobs[0].targets == std::set<std::string>{"HelmRelease/flux-system/podinfo", "GitRepository/apps/src",
                                                    "Kustomization/flux-system/other"});
+  // An unknown kind among them: the binary refuses the args, so the job acts on none.
+  cj["spec"]["jobTemplate"]["spec"]["template"]["spec"]["containers"][0]["args"][2] = "HelmRelease/podinfo,Nope/x";
+  m = index_manifests({cj});
+  REQUIRE(m.jobs.size() == 1);
+  CHECK(m.jobs[0].targets.empty());
+  CHECK(m.jobs[0].args_problem.find("unknown kind \"Nope\"") != std::string::npos);
 }
 
 TEST_CASE("check_model: suspend and resume are close and open") {

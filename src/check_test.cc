@@ -3,6 +3,7 @@
 #include <doctest/doctest.h>
 
 #include "check_model.h"
+#include "kinds.h"
 #include "timefmt.h"
 
 using namespace windowctl;
@@ -67,7 +68,7 @@ TEST_CASE("check: a sound weekly window has no findings") {
   CHECK(fs.empty());
   CHECK(!has_error(fs));
   CHECK(render_findings(fs, false).empty());
-  CHECK(render_findings(fs, true) == "{\n  \"command\": \"check\",\n  \"findings\": []\n}\n");
+  CHECK(render_findings(fs, true) == "{\n  \"command\": \"check\",\n  \"findings\": [],\n  \"jobs\": []\n}\n");
 }
 
 TEST_CASE("check model: args, namespaces and selectors") {
@@ -78,19 +79,100 @@ TEST_CASE("check model: args, namespaces and selectors") {
                                  {{"kind", "HelmRelease"}, {"metadata", {{"name", "h2"}, {"namespace", "flux-system"}, {"labels", {{"tier", "rw"}, {"frozen", "y"}}}}}},
                                  {{"kind", "HelmRelease"}, {"metadata", {{"name", "h3"}, {"namespace", "other"}, {"labels", {{"tier", "rw"}}}}}}}));
   REQUIRE(m.jobs.size() == 2);
-  CHECK(m.jobs[0].relabel);
-  CHECK(!m.jobs[0].all);  // "--all" was the value of --reason
+  CHECK(m.jobs[0].flags.relabel);
+  CHECK(!m.jobs[0].flags.all);  // "--all" was the value of --reason
+  CHECK(!m.jobs[0].selector);
   CHECK(m.jobs[0].targets == std::set<std::string>{"Kustomization/team/a", "Kustomization/other/b"});
-  CHECK(m.jobs[1].kind == "HelmRelease");
+  CHECK(m.jobs[1].kind == find_kind("HelmRelease"));
   CHECK(m.jobs[1].targets == std::set<std::string>{"HelmRelease/flux-system/h1"});
   CHECK(m.windowed.size() == 3);
-  CHECK(selector_matches("a=b,c", {{"a", "b"}, {"c", ""}}) == true);
-  CHECK(selector_matches("a==b", {{"a", "c"}}) == false);
-  CHECK(selector_matches("a!=b", json::object()) == true);
-  CHECK(selector_matches("a notin (x, y)", {{"a", "y"}}) == false);
-  CHECK(selector_matches("", json::object()) == true);
-  CHECK(!selector_matches("a in (x", json::object()));
-  CHECK(!selector_matches("a,,b", json::object()));
+}
+
+namespace {
+
+json labelled(const std::string& kind, const std::string& ns, const std::string& name, json labels) {
+  return {{"kind", kind}, {"metadata", {{"name", name}, {"namespace", ns}, {"labels", labels}}}};
+}
+
+// The targets check takes a close job with these args (in namespace `ns`, with this container env) to act on.
+const json kFromPod = {
+    {{"name", "FLUX_SYSTEM_NAMESPACE"}, {"valueFrom", {{"fieldRef", {{"fieldPath", "metadata.namespace"}}}}}}};
+
+std::set<std::string> targets_of(std::vector<std::string> args, json env = nullptr,
+                                 const std::string& ns = "flux-system") {
+  json job = cronjob("close", std::move(args));
+  job["metadata"]["namespace"] = ns;
+  if (!env.is_null()) job["spec"]["jobTemplate"]["spec"]["template"]["spec"]["containers"][0]["env"] = env;
+  auto m = index_manifests(objs({job, labelled("Kustomization", "flux-system", "one", {{"tier", "1"}}),
+                                 labelled("Kustomization", "flux-system", "two", {{"tier", "2"}}),
+                                 labelled("Kustomization", "flux-system", "ten", {{"tier", "10"}}),
+                                 labelled("Kustomization", "flux-system", "word", {{"tier", "x"}}),
+                                 labelled("Kustomization", "flux-system", "none", json::object()),
+                                 labelled("Kustomization", "apps", "two", {{"tier", "2"}}),
+                                 labelled("HelmRelease", "flux-system", "hr", {{"tier", "2"}})}));
+  REQUIRE(m.jobs.size() == 1);
+  return m.jobs[0].targets;
+}
+
+}  // namespace
+
+TEST_CASE("check model: -l is read and matched as the API server does") {
+  using S = std::set<std::string>;
+  CHECK(targets_of({"close", "-l", "tier>1"}) == S{"Kustomization/flux-system/two", "Kustomization/flux-system/ten"});
+  CHECK(targets_of({"close", "-l", "tier<3"}) == S{"Kustomization/flux-system/one", "Kustomization/flux-system/two"});
+  CHECK(targets_of({"close", "-l", "tier!=2"}) ==
+        S{"Kustomization/flux-system/one", "Kustomization/flux-system/ten", "Kustomization/flux-system/word",
+          "Kustomization/flux-system/none"});
+  CHECK(targets_of({"close", "-l", "!tier"}) == S{"Kustomization/flux-system/none"});
+  CHECK(targets_of({"close", "-l", "tier in (1,x)"}) ==
+        S{"Kustomization/flux-system/one", "Kustomization/flux-system/word"});
+  CHECK(targets_of({"close", "--kind", "hr", "-l", "tier"}) == S{"HelmRelease/flux-system/hr"});
+  CHECK(targets_of({"close", "-A", "-l", "tier=2"}) == S{"Kustomization/flux-system/two", "Kustomization/apps/two"});
+  // -l "" selects nothing: the job acts on its names alone.
+  CHECK(targets_of({"close", "-l", "", "one"}) == S{"Kustomization/flux-system/one"});
+}
+
+TEST_CASE("check model: the namespace of names and -l as the binary defaults it in the job's pod") {
+  using S = std::set<std::string>;
+  const json value = {{{"name", "FLUX_SYSTEM_NAMESPACE"}, {"value", "apps"}}};
+  CHECK(targets_of({"close", "-l", "tier=2", "x"}, kFromPod, "apps") ==
+        S{"Kustomization/apps/two", "Kustomization/apps/x"});
+  CHECK(targets_of({"close", "-l", "tier=2"}, value) == S{"Kustomization/apps/two"});
+  // No FLUX_SYSTEM_NAMESPACE: flux-system, wherever the job runs.
+  CHECK(targets_of({"close", "-l", "tier=2"}, json::array(), "apps") == S{"Kustomization/flux-system/two"});
+  CHECK(targets_of({"close", "-n", "flux-system", "-l", "tier=2"}, value) == S{"Kustomization/flux-system/two"});
+  // The last entry of a name wins; a value check cannot know leaves it unset.
+  json twice = value;
+  twice.push_back({{"name", "FLUX_SYSTEM_NAMESPACE"}, {"value", "team"}});
+  CHECK(targets_of({"close", "x"}, twice) == S{"Kustomization/team/x"});
+  json unknown = value;
+  unknown.push_back(
+      {{"name", "FLUX_SYSTEM_NAMESPACE"}, {"valueFrom", {{"configMapKeyRef", {{"name", "c"}, {"key", "k"}}}}}});
+  CHECK(targets_of({"close", "x"}, unknown) == S{"Kustomization/flux-system/x"});
+}
+
+TEST_CASE("check model: names as the binary splits and checks them; args it refuses name nothing") {
+  using S = std::set<std::string>;
+  CHECK(targets_of({"close", "a, b", "--kustomizations", "apps/c", "--targets", "hr/d,GitRepository/src/e"}) ==
+        S{"Kustomization/flux-system/a", "Kustomization/flux-system/b", "Kustomization/apps/c",
+          "HelmRelease/flux-system/d", "GitRepository/src/e"});
+  auto refused = [](std::vector<std::string> args, json env = nullptr) {
+    json job = cronjob("close", std::move(args));
+    if (!env.is_null()) job["spec"]["jobTemplate"]["spec"]["template"]["spec"]["containers"][0]["env"] = env;
+    auto m = index_manifests(objs({job, labelled("Kustomization", "flux-system", "one", {{"tier", "1"}})}));
+    REQUIRE(m.jobs.size() == 1);
+    CHECK(m.jobs[0].targets.empty());
+    CHECK(!m.jobs[0].windowing());
+    return m.jobs[0].args_problem;
+  };
+  CHECK(refused({"close", "Bad_Name"}).find("invalid name \"Bad_Name\"") != std::string::npos);
+  CHECK(refused({"close", "--targets", "ks/one,nope/x"}).find("unknown kind \"nope\"") != std::string::npos);
+  CHECK(refused({"close", "one,"}).find("empty name") != std::string::npos);
+  CHECK(refused({"close", "--kind", "nope", "one"}).find("unknown --kind \"nope\"") != std::string::npos);
+  CHECK(refused({"close", "-l", "tier>a"}).find("must be an integer") != std::string::npos);
+  CHECK(refused({"close", "-l", "tier", "--all"}).find("--all selects every object") != std::string::npos);
+  CHECK(refused({"close", "one"}, {{{"name", "FLUX_SYSTEM_NAMESPACE"}, {"value", "Not_A_Namespace"}}})
+            .find("invalid FLUX_SYSTEM_NAMESPACE") != std::string::npos);
 }
 
 TEST_CASE("WC001: a Kustomization outside the window depends on one inside") {
@@ -198,6 +280,23 @@ TEST_CASE("check output: text and JSON") {
   CHECK(render_findings(fs, false) == "warning WC003 CronJob/ns/a: x y\nerror WC001 Kustomization/ns/b: m\n");
   auto j = json::parse(render_findings(fs, true));
   CHECK(j["findings"][1] == json{{"id", "WC001"}, {"severity", "error"}, {"object", "Kustomization/ns/b"}, {"message", "m"}});
+  CHECK(j["jobs"] == json::array());
+  std::vector<JobTargets> jobs = {{"CronJob/ns/close", "close", true, {"Kustomization/ns/b"}}};
+  CHECK(render_findings(fs, false, jobs) == render_findings(fs, false));  // the text has no jobs
+  CHECK(json::parse(render_findings({}, true, jobs))["jobs"] == json::parse(R"([{"object": "CronJob/ns/close",
+      "command": "close", "windowing": true, "targets": ["Kustomization/ns/b"]}])"));
+}
+
+TEST_CASE("check_objects: the window jobs and their targets, sorted") {
+  std::vector<JobTargets> jobs;
+  check_objects(objs({cronjob("open", {"resume", "apps"}), cronjob("close", {"close", "web", "apps"}, "0 17 * * 4"),
+                      cronjob("sync", {"sync", "apps", "--window", "0 8 * * * for 1h"}, "*/5 * * * *", "", true)}),
+                kNow, &jobs);
+  const std::string apps = "Kustomization/flux-system/apps";
+  const std::string web = "Kustomization/flux-system/web";
+  CHECK(jobs == std::vector<JobTargets>{{"CronJob/flux-system/close", "close", true, {apps, web}},
+                                        {"CronJob/flux-system/open", "open", false, {apps}},
+                                        {"CronJob/flux-system/sync", "sync", false, {apps}}});
 }
 
 TEST_CASE("a job's args are read by windowctl's own command line") {

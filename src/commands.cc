@@ -186,8 +186,9 @@ int run_offline(const CommandLine& cli, const Build& build, SysTime at) {
       return kExitOk;
     case CommandId::kCheck: {
       const auto objects = parse_manifests(read_manifest_sources(f.files));
-      auto findings = check_objects(objects, at);
-      std::cout << render_findings(findings, json_output);
+      std::vector<JobTargets> jobs;
+      auto findings = check_objects(objects, at, &jobs);
+      std::cout << render_findings(findings, json_output, jobs);
       // Silence would not tell a user whether check read what they meant it to read.
       if (findings.empty()) spdlog::info("no findings in {} object{}", objects.size(), objects.size() == 1 ? "" : "s");
       return has_error(findings) ? kExitFailed : kExitOk;

@@ -61,21 +61,36 @@ constexpr std::string_view kNotification = "notification.toolkit.fluxcd.io";
 // Preferred versions are the storage versions of Flux v2.9's CRDs; an older server's own
 // preference is used when it does not serve them (choose_version).
 constexpr KindAdapter kTable[] = {
-    {"Kustomization", "kustomize.toolkit.fluxcd.io", "kustomizations", "v1", "ks", kustomization_revision},
-    {"HelmRelease", "helm.toolkit.fluxcd.io", "helmreleases", "v2", "hr", helmrelease_revision},
-    {"GitRepository", kSource, "gitrepositories", "v1", "gitrepo", artifact_revision},
-    {"OCIRepository", kSource, "ocirepositories", "v1", "ocirepo", artifact_revision},
-    {"HelmRepository", kSource, "helmrepositories", "v1", "helmrepo", artifact_revision},
-    {"HelmChart", kSource, "helmcharts", "v1", "hc", artifact_revision},
-    {"Bucket", kSource, "buckets", "v1", "", artifact_revision},
-    {"ImageRepository", kImage, "imagerepositories", "v1", "imgrepo imagerepo", image_repository_revision},
-    {"ImagePolicy", kImage, "imagepolicies", "v1", "imgpol imagepol", image_policy_revision},
+    {"Kustomization", "kustomize.toolkit.fluxcd.io", "kustomizations", "v1", "ks", kustomization_revision,
+     "lastAppliedRevision"},
+    {"HelmRelease", "helm.toolkit.fluxcd.io", "helmreleases", "v2", "hr", helmrelease_revision,
+     "history lastAttemptedRevision"},
+    {"GitRepository", kSource, "gitrepositories", "v1", "gitrepo", artifact_revision, "artifact"},
+    {"OCIRepository", kSource, "ocirepositories", "v1", "ocirepo", artifact_revision, "artifact"},
+    {"HelmRepository", kSource, "helmrepositories", "v1", "helmrepo", artifact_revision, "artifact"},
+    {"HelmChart", kSource, "helmcharts", "v1", "hc", artifact_revision, "artifact"},
+    {"Bucket", kSource, "buckets", "v1", "", artifact_revision, "artifact"},
+    {"ImageRepository", kImage, "imagerepositories", "v1", "imgrepo imagerepo", image_repository_revision,
+     "lastScanResult"},
+    {"ImagePolicy", kImage, "imagepolicies", "v1", "imgpol imagepol", image_policy_revision, "latestRef"},
     {"ImageUpdateAutomation", kImage, "imageupdateautomations", "v1", "iua imgupd imgauto imageupdate image-update",
-     image_update_revision},
-    {"Alert", kNotification, "alerts", "v1beta3", "", no_revision, false},
-    {"Provider", kNotification, "providers", "v1beta3", "alert-provider", no_revision, false},
-    {"Receiver", kNotification, "receivers", "v1", "", no_revision},
+     image_update_revision, "lastPushCommit"},
+    {"Alert", kNotification, "alerts", "v1beta3", "", no_revision, "", false},
+    {"Provider", kNotification, "providers", "v1beta3", "alert-provider", no_revision, "", false},
+    {"Receiver", kNotification, "receivers", "v1", "", no_revision, ""},
 };
+
+// Calls `each` with every word of a space-separated list.
+template <typename F>
+bool any_word(std::string_view list, F&& each) {
+  while (!list.empty()) {
+    auto space = list.find(' ');
+    if (each(list.substr(0, space))) return true;
+    if (space == std::string_view::npos) break;
+    list.remove_prefix(space + 1);
+  }
+  return false;
+}
 
 bool qualified_is(std::string_view name, std::string_view word, std::string_view group) {
   return name.size() == word.size() + 1 + group.size() && iequals_ascii(name.substr(0, word.size()), word) &&
@@ -85,14 +100,7 @@ bool qualified_is(std::string_view name, std::string_view word, std::string_view
 bool matches(const KindAdapter& k, std::string_view name) {
   if (iequals_ascii(name, k.kind) || iequals_ascii(name, k.plural)) return true;
   if (qualified_is(name, k.kind, k.group) || qualified_is(name, k.plural, k.group)) return true;
-  std::string_view rest = k.aliases;
-  while (!rest.empty()) {
-    auto space = rest.find(' ');
-    if (iequals_ascii(rest.substr(0, space), name)) return true;
-    if (space == std::string_view::npos) break;
-    rest.remove_prefix(space + 1);
-  }
-  return false;
+  return any_word(k.aliases, [&](std::string_view alias) { return iequals_ascii(alias, name); });
 }
 
 }  // namespace
@@ -117,6 +125,15 @@ std::string kinds_help() {
     out += " (" + aliases + ")";
   }
   return out;
+}
+
+bool reads_status_field(std::string_view field) {
+  auto is_it = [&](std::string_view declared) { return declared == field; };
+  if (any_word(kReadinessStatusFields, is_it)) return true;
+  for (const auto& k : kTable) {
+    if (any_word(k.revision_fields, is_it)) return true;
+  }
+  return false;
 }
 
 const KindAdapter* find_kind(std::string_view name) {

@@ -21,10 +21,20 @@ struct KindAdapter {
   std::string_view preferred;  // the version windowctl speaks when the server serves it
   std::string_view aliases;    // space-separated: kubectl short names (CRD shortNames) and flux CLI names
   std::string (*revision)(const nlohmann::json& object);  // what `status` shows in REVISION
+  // The fields of `status` that `revision` reads, space-separated; it reads no other. A LIST
+  // keeps only what some row declares (reads_status_field), so a field missing here is a
+  // revision that status shows from a GET and not from -l/--all.
+  std::string_view revision_fields;
   // False for Alert and Provider (notification v1beta3): static objects with no status, so no
   // Ready condition and no lastHandledReconcileAt to wait for; they are ready once they exist.
   bool has_status = true;
 };
+
+// The fields of `status` that kind_readiness reads, for every kind.
+inline constexpr std::string_view kReadinessStatusFields = "conditions lastHandledReconcileAt";
+
+// Whether windowctl reads status.FIELD of some kind: a row's revision_fields, or readiness's.
+bool reads_status_field(std::string_view field);
 
 // Every kind in the table, in the order `--kind` help lists them.
 const std::vector<const KindAdapter*>& all_kinds();

@@ -5,6 +5,9 @@
 #include <cctype>
 #include <iterator>
 #include <string>
+#include <vector>
+
+#include "resolve.h"
 
 using namespace windowctl;
 
@@ -186,4 +189,133 @@ TEST_CASE("version choice reads a discovery document of any shape without throwi
     CHECK(choose_version(ks, nlohmann::json::parse(doc)) == "");
   }
   CHECK(choose_version(ks, nlohmann::json::parse(R"({"versions": [5, {"version": "v1"}]})")) == "v1");
+}
+
+namespace {
+
+using nlohmann::json;
+
+std::vector<std::string> words(std::string_view list) {
+  std::vector<std::string> out;
+  while (!list.empty()) {
+    auto space = list.find(' ');
+    out.emplace_back(list.substr(0, space));
+    if (space == std::string_view::npos) break;
+    list.remove_prefix(space + 1);
+  }
+  return out;
+}
+
+// Every top-level status field of the Flux CRDs in tests/testdata/crds (storage versions), each
+// with a value of its shape that a revision could show: what a GET returns at most.
+json every_status_field() {
+  return json::parse(R"({
+    "conditions": [{"type": "Ready", "status": "True", "observedGeneration": 3, "reason": "Succeeded",
+                    "message": "ready"}],
+    "lastHandledReconcileAt": "2026-11-20T08:00:00Z", "observedGeneration": 3,
+    "lastAppliedRevision": "main@sha1:applied", "lastAttemptedRevision": "6.7.2",
+    "lastAppliedOriginRevision": "v1@sha1:origin",
+    "history": [{"chartName": "podinfo", "chartVersion": "6.7.1", "appVersion": "6.7.1", "digest": "sha256:history",
+                 "revision": "main@sha1:history", "version": 4, "status": "deployed",
+                 "metadata": {"revision": "main@sha1:history-meta"}}],
+    "inventory": {"entries": [{"id": "apps_podinfo_apps_Deployment", "v": "v1"}]},
+    "failures": 1, "installFailures": 1, "upgradeFailures": 1, "helmChart": "flux-system/apps-podinfo",
+    "lastAttemptedConfigDigest": "sha256:config", "lastAttemptedGeneration": 2,
+    "lastAttemptedReleaseAction": "upgrade", "lastAttemptedReleaseActionDuration": "3s",
+    "lastAttemptedRevisionDigest": "sha256:attempted", "lastAttemptedValuesChecksum": "checksum",
+    "lastHandledForceAt": "f", "lastHandledResetAt": "r", "lastReleaseRevision": 4,
+    "observedCommonMetadataDigest": "sha256:common", "observedPostRenderersDigest": "sha256:post",
+    "storageNamespace": "apps",
+    "artifact": {"revision": "main@sha1:artifact", "digest": "sha256:artifact", "path": "a.tar.gz",
+                 "url": "http://sc/a.tar.gz", "lastUpdateTime": "2026-11-20T08:00:00Z"},
+    "includedArtifacts": [{"revision": "main@sha1:included", "digest": "sha256:included"}],
+    "url": "http://sc/index.yaml", "observedIgnore": "*.md", "observedInclude": [{"repository": {"name": "x"}}],
+    "observedLayerSelector": {"mediaType": "m"}, "observedRecurseSubmodules": true,
+    "observedSparseCheckout": ["apps"], "sourceVerificationMode": "head",
+    "observedChartName": "podinfo", "observedSourceArtifactRevision": "sha256:source",
+    "observedValuesFiles": ["values.yaml"],
+    "lastScanResult": {"revision": "sha256:tags", "tagCount": 12, "scanTime": "2026-11-20T08:00:00Z",
+                       "latestTags": ["6.7.1"]},
+    "canonicalImageName": "ghcr.io/stefanprodan/podinfo", "observedExclusionList": ["^.*\\.sig$"],
+    "latestRef": {"name": "ghcr.io/stefanprodan/podinfo", "tag": "6.7.1", "digest": "sha256:latest"},
+    "observedPreviousRef": {"name": "ghcr.io/stefanprodan/podinfo", "tag": "6.7.0", "digest": "sha256:previous"},
+    "lastPushCommit": "8d4e3c9a", "lastPushTime": "2026-11-20T08:00:00Z",
+    "lastAutomationRunTime": "2026-11-20T08:00:00Z",
+    "observedPolicies": {"podinfo": {"name": "ghcr.io/stefanprodan/podinfo", "tag": "6.7.1"}},
+    "observedSourceRevision": "main@sha1:source", "webhookPath": "/hook/abc"
+  })");
+}
+
+json with_status(json status) {
+  return {{"kind", "X"},
+          {"metadata", {{"name", "x"}, {"namespace", "flux-system"}, {"generation", 3}}},
+          {"status", std::move(status)}};
+}
+
+// `status` with each of `fields` as given, absent, or present but empty: every way a revision
+// function could fall back from one to another.
+std::vector<json> variants(const json& status, const std::vector<std::string>& fields) {
+  std::vector<json> out{status};
+  for (const auto& f : fields) {
+    std::vector<json> next;
+    for (const auto& s : out) {
+      next.push_back(s);
+      json absent = s;
+      absent.erase(f);
+      next.push_back(absent);
+      if (!s.contains(f)) continue;
+      json empty = s;
+      empty[f] = json(s.at(f).type());
+      next.push_back(empty);
+    }
+    out = std::move(next);
+  }
+  return out;
+}
+
+}  // namespace
+
+TEST_CASE("a kind's revision reads only the status fields its row declares") {
+  const json all = every_status_field();
+  for (const KindAdapter* kind : all_kinds()) {
+    CAPTURE(kind->kind);
+    std::vector<std::string> declared = words(kind->revision_fields);
+    for (const auto& f : declared) {
+      CAPTURE(f);
+      CHECK(all.contains(f));  // the universe holds what rows declare
+      CHECK(reads_status_field(f));
+    }
+    // Non-vacuous: from its declared fields alone a kind with a revision shows one.
+    CHECK(kind->revision(with_status(all)).empty() == declared.empty());
+    for (const json& status : variants(all, declared)) {
+      json only = json::object();
+      for (const auto& f : declared) {
+        if (status.contains(f)) only[f] = status[f];
+      }
+      CAPTURE(status.dump());
+      CHECK(kind->revision(with_status(status)) == kind->revision(with_status(only)));
+    }
+  }
+  for (const auto& f : words(kReadinessStatusFields)) CHECK(reads_status_field(f));
+  CHECK(!reads_status_field("inventory"));
+  CHECK(!reads_status_field("lastAttemptedReleaseAction"));
+  CHECK(!reads_status_field(""));
+}
+
+TEST_CASE("a LIST keeps of an item's status what every kind's revision and readiness read") {
+  const json all = every_status_field();
+  for (const KindAdapter* kind : all_kinds()) {
+    CAPTURE(kind->kind);
+    for (const json& status : variants(all, words(kind->revision_fields))) {
+      json original = with_status(status);
+      std::vector<json> items;
+      parse_list_page(json{{"items", {original}}}.dump(), [&](json&& item) { items.push_back(std::move(item)); });
+      REQUIRE(items.size() == 1);
+      CHECK(items[0]["status"].size() < original["status"].size());  // the filter does filter
+      CHECK(kind->revision(items[0]) == kind->revision(original));
+      auto ready = kind_readiness(*kind, items[0], "2026-11-20T08:00:00Z");
+      auto want = kind_readiness(*kind, original, "2026-11-20T08:00:00Z");
+      CHECK((ready.state == want.state && ready.message == want.message));
+    }
+  }
 }

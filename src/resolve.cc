@@ -101,12 +101,7 @@ json parse_list_page(std::string_view text, const std::function<void(json&&)>& o
         sub = key;
         if (section == "metadata") return key != "managedFields";
         if (section == "spec") return key == "suspend";
-        if (section == "status") {
-          // What kinds.cc's revision functions read, for every kind.
-          return key == "conditions" || key == "lastAppliedRevision" || key == "lastAttemptedRevision" ||
-                 key == "lastHandledReconcileAt" || key == "history" || key == "artifact" || key == "lastScanResult" ||
-                 key == "latestRef" || key == "lastPushCommit";
-        }
+        if (section == "status") return reads_status_field(key);  // as the kinds table declares it
         return true;
       case 5:
         if (!in_items || section != "metadata" || sub != "annotations") return true;

@@ -1,5 +1,6 @@
 #include "selector.h"
 
+#include <algorithm>
 #include <cctype>
 #include <charconv>
 #include <cstdint>
@@ -126,62 +127,126 @@ bool is_operator(Tok t) {
   return t == Tok::kIn || t == Tok::kNotIn || t == Tok::kEq || t == Tok::kEqEq || t == Tok::kNotEq || t == Tok::kGt || t == Tok::kLt;
 }
 
-std::string requirement(Lexer& lex) {
+// strconv.ParseInt(s, 10, 64), which apimachinery reads the values of '>' and '<' with: an
+// optional sign, then decimal digits.
+std::optional<std::int64_t> parse_int(std::string_view s) {
+  if (s.starts_with('+')) s.remove_prefix(1);
+  std::string_view digits = s.starts_with('-') ? s.substr(1) : s;
+  if (digits.empty() || digits.front() < '0' || digits.front() > '9') return std::nullopt;
+  std::int64_t n = 0;
+  auto [end, ec] = std::from_chars(s.data(), s.data() + s.size(), n);
+  if (ec != std::errc() || end != s.data() + s.size()) return std::nullopt;
+  return n;
+}
+
+using Op = LabelRequirement::Op;
+
+std::string requirement(Lexer& lex, LabelRequirement& r) {
   Token t = lex.next(false);
   const bool negated = t.tok == Tok::kNot;
   if (negated) t = lex.next(false);
   if (t.tok != Tok::kIdent) return found(t, "identifier");
   if (auto p = key_problem(t.text); !p.empty()) return p;
+  r.key = std::string(t.text);
+  r.op = negated ? Op::kDoesNotExist : Op::kExists;
   Token op = lex.peek(true);
   if (op.tok == Tok::kEnd || op.tok == Tok::kComma) return {};  // exists, or !key: does not exist
   if (negated) return found(op, "',' or end of string after '!" + std::string(t.text.substr(0, 80)) + "'");
   lex.next(true);
   if (!is_operator(op.tok)) return found(op, "an operator (=, ==, !=, in, notin, >, <)");
   if (op.tok == Tok::kIn || op.tok == Tok::kNotIn) {
+    r.op = op.tok == Tok::kIn ? Op::kIn : Op::kNotIn;
     Token open = lex.next(false);
     if (open.tok != Tok::kOpen) return found(open, "'('");
     // A list of values: a,b  a,,b  (empty values are values), or () for the empty value.
     for (;;) {
       Token v = lex.next(false);
-      if (v.tok == Tok::kClose) return {};
+      std::string value;
       if (v.tok == Tok::kIdent) {
         if (auto p = value_problem(v.text); !p.empty()) return p;
+        value = std::string(v.text);
         v = lex.next(false);
       }
+      if (v.tok != Tok::kClose && v.tok != Tok::kComma) return found(v, "',' or ')'");
+      r.values.push_back(std::move(value));
       if (v.tok == Tok::kClose) return {};
-      if (v.tok != Tok::kComma) return found(v, "',' or ')'");
     }
+  }
+  const bool compares = op.tok == Tok::kGt || op.tok == Tok::kLt;
+  if (compares) {
+    r.op = op.tok == Tok::kGt ? Op::kGreaterThan : Op::kLessThan;
+  } else {
+    r.op = op.tok == Tok::kNotEq ? Op::kNotIn : Op::kIn;
   }
   Token v = lex.peek(false);
   if (v.tok == Tok::kEnd || v.tok == Tok::kComma) {
-    if (op.tok == Tok::kGt || op.tok == Tok::kLt) return "for '>' and '<' the value must be an integer";
-    return {};  // key= selects the empty value
+    if (compares) return "for '>' and '<' the value must be an integer";
+    r.values = {""};  // key= selects the empty value
+    return {};
   }
   lex.next(false);
   if (v.tok != Tok::kIdent) return found(v, "a value");
-  if (op.tok == Tok::kGt || op.tok == Tok::kLt) {
-    std::int64_t n = 0;
-    auto [end, ec] = std::from_chars(v.text.data(), v.text.data() + v.text.size(), n);
-    if (ec != std::errc() || end != v.text.data() + v.text.size()) return "for '>' and '<' the value must be an integer, not " + quoted(v.text);
-  }
-  return value_problem(v.text);
+  if (compares && !parse_int(v.text)) return "for '>' and '<' the value must be an integer, not " + quoted(v.text);
+  if (auto p = value_problem(v.text); !p.empty()) return p;
+  r.values = {std::string(v.text)};
+  return {};
 }
 
-}  // namespace
-
-std::string selector_problem(std::string_view selector) {
+// The first problem, or "" when `selector` parses (its requirements then in `out`).
+std::string parse(std::string_view selector, LabelSelector& out) {
   Lexer lex(selector);
   if (lex.peek(false).tok == Tok::kEnd) return {};
   for (;;) {
     Token first = lex.peek(false);
     if (first.tok != Tok::kIdent && first.tok != Tok::kNot) return found(first, "!, identifier, or end of string");
-    if (auto p = requirement(lex); !p.empty()) return p;
+    if (auto p = requirement(lex, out.emplace_back()); !p.empty()) return p;
     Token after = lex.next(false);
     if (after.tok == Tok::kEnd) return {};
     if (after.tok != Tok::kComma) return found(after, "',' or end of string");
     Token again = lex.peek(false);
     if (again.tok != Tok::kIdent && again.tok != Tok::kNot) return found(again, "identifier after ','");
   }
+}
+
+}  // namespace
+
+std::optional<LabelSelector> parse_selector(std::string_view selector, std::string* problem) {
+  LabelSelector out;
+  std::string p = parse(selector, out);
+  if (problem) *problem = p;
+  if (!p.empty()) return std::nullopt;
+  return out;
+}
+
+std::string selector_problem(std::string_view selector) {
+  LabelSelector ignored;
+  return parse(selector, ignored);
+}
+
+// apimachinery's Requirement.Matches: != and notin select an object without the label; > and <
+// select only a label that is an integer.
+bool selector_matches(const LabelSelector& selector, const Labels& labels) {
+  for (const auto& r : selector) {
+    auto label = labels.find(r.key);
+    const bool has = label != labels.end();
+    auto listed = [&] { return std::find(r.values.begin(), r.values.end(), label->second) != r.values.end(); };
+    bool ok = false;
+    switch (r.op) {
+      case Op::kExists: ok = has; break;
+      case Op::kDoesNotExist: ok = !has; break;
+      case Op::kIn: ok = has && listed(); break;
+      case Op::kNotIn: ok = !has || !listed(); break;
+      case Op::kGreaterThan:
+      case Op::kLessThan: {
+        auto have = has ? parse_int(label->second) : std::nullopt;
+        auto want = r.values.empty() ? std::nullopt : parse_int(r.values.front());
+        ok = have && want && (r.op == Op::kGreaterThan ? *have > *want : *have < *want);
+        break;
+      }
+    }
+    if (!ok) return false;
+  }
+  return true;
 }
 
 }  // namespace windowctl

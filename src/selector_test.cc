@@ -71,3 +71,74 @@ TEST_CASE("a long input is quoted short") {
   CHECK(problem.size() < 300);
   CHECK(problem.find("...\"") != std::string::npos);
 }
+
+// apimachinery's Requirement.Matches over the parsed selector (labels_test.go's TestRequirementMatches,
+// and what the API server's LIST returns for each).
+TEST_CASE("what a selector selects") {
+  struct Case {
+    const char* selector;
+    Labels labels;
+    bool selected;
+  };
+  const Labels web{{"tier", "2"}, {"team", "web"}};
+  const Case cases[] = {
+      {"", {}, true},
+      {"tier", web, true},
+      {"tier", {{"team", "web"}}, false},
+      {"!tier", web, false},
+      {"!tier", {}, true},
+      {"tier=2", web, true},
+      {"tier==2", web, true},
+      {"tier=3", web, false},
+      {"tier=", {{"tier", ""}}, true},
+      {"tier=", {}, false},
+      {"tier!=2", web, false},
+      {"tier!=3", web, true},
+      {"tier!=3", {}, true},  // no label: not equal
+      {"tier in (1,2)", web, true},
+      {"tier in (1,3)", web, false},
+      {"tier in (1,3)", {}, false},
+      {"tier in ()", {{"tier", ""}}, true},
+      {"tier in (1,,3)", {{"tier", ""}}, true},
+      {"tier notin (1, 3)", web, true},
+      {"tier notin (2)", web, false},
+      {"tier notin (2)", {}, true},
+      {"tier>1", web, true},
+      {"tier>2", web, false},
+      {"tier>1", {{"tier", "10"}}, true},   // numbers, not text: "10" > "1"
+      {"tier<3", {{"tier", "10"}}, false},  // and "10" < "3" as text only
+      {"tier>0", {{"tier", "x"}}, false},   // not a number: never greater nor less
+      {"tier<9", {{"tier", "x"}}, false},
+      {"tier>0", {}, false},
+      {"tier<9223372036854775807", {{"tier", "9223372036854775807"}}, false},
+      {"tier<1", {{"tier", "-5"}}, true},
+      {"tier>1", {{"tier", "99999999999999999999"}}, false},  // out of int64: not a number
+      {"tier>1,team", web, true},
+      {"tier>1,team notin (web)", web, false},
+      {"in=notin", {{"in", "notin"}}, true},
+  };
+  for (const auto& c : cases) {
+    CAPTURE(c.selector);
+    auto parsed = parse_selector(c.selector);
+    REQUIRE(parsed);
+    CHECK(selector_matches(*parsed, c.labels) == c.selected);
+  }
+}
+
+TEST_CASE("parse_selector: the requirements, or the problem selector_problem names") {
+  using Op = LabelRequirement::Op;
+  auto s = parse_selector("a=b, c!=d, e in (f,,g), !h, i, j>1");
+  REQUIRE(s);
+  REQUIRE(s->size() == 6);
+  CHECK(((*s)[0].key == "a" && (*s)[0].op == Op::kIn && (*s)[0].values == std::vector<std::string>{"b"}));
+  CHECK(((*s)[1].op == Op::kNotIn && (*s)[1].values == std::vector<std::string>{"d"}));
+  CHECK(((*s)[2].op == Op::kIn && (*s)[2].values == std::vector<std::string>{"f", "", "g"}));
+  CHECK(((*s)[3].key == "h" && (*s)[3].op == Op::kDoesNotExist));
+  CHECK(((*s)[4].key == "i" && (*s)[4].op == Op::kExists));
+  CHECK(((*s)[5].op == Op::kGreaterThan && (*s)[5].values == std::vector<std::string>{"1"}));
+  CHECK(parse_selector("")->empty());
+  std::string problem;
+  CHECK(!parse_selector("x in (a", &problem));
+  CHECK(problem == selector_problem("x in (a"));
+  CHECK(!problem.empty());
+}

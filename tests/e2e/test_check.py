@@ -7,8 +7,9 @@ import shutil
 import subprocess
 
 import pytest
+import yaml
 
-from e2e_util import REPO, binary
+from e2e_util import KS, REPO, binary
 
 DATA = REPO / "tests" / "testdata" / "check"
 RULES = sorted({p.name.split("-")[0] for p in DATA.iterdir() if p.is_dir()})
@@ -122,3 +123,160 @@ def test_at_makes_a_run_repeatable_and_a_clean_run_says_what_it_read():
     assert line.endswith(" info no findings in 1 object"), line
     p = check("-f", str(DATA / "WC005-good"), "--at", "monday")
     assert p.returncode == 2 and 'invalid --at "monday"' in p.stderr
+
+
+# --- check reads a job's args as the binary does ---------------------------------------------------------
+# For each way a job can name its targets, the targets check takes the job to act on are exactly
+# those the binary acts on when it runs those args (--dry-run) against the fake API server holding
+# the same objects. check reads the manifests alone; the binary asks the server, which selects as
+# apimachinery does.
+
+TIER_OBJECTS = [  # (resource, namespace, name, labels); the seeded infra, apps-rt, apps-rw, podinfo come along
+    (KS, "flux-system", "k1", {"tier": "1", "team": "web"}),
+    (KS, "flux-system", "k2", {"tier": "2", "team": "api"}),
+    (KS, "flux-system", "k3", {"tier": "3"}),
+    (KS, "flux-system", "k10", {"tier": "10"}),  # "10" < "3" as text, 10 > 3 as a number
+    (KS, "flux-system", "kx", {"tier": "x"}),    # no number: > and < never select it
+    (KS, "flux-system", "knone", {}),
+    ("helmreleases", "flux-system", "h1", {"tier": "2"}),
+    ("helmreleases", "flux-system", "h2", {}),
+    (KS, "apps", "k1", {"tier": "2"}),
+    (KS, "apps", "k5", {"tier": "5", "team": "web"}),
+    ("helmreleases", "apps", "ha", {"tier": "3"}),
+]
+FIELD_REF = {"name": "FLUX_SYSTEM_NAMESPACE", "valueFrom": {"fieldRef": {"fieldPath": "metadata.namespace"}}}
+WINDOW = ["--window", "0 8 * * * for 1h"]
+
+HR_QUALIFIED = "helmreleases.helm.toolkit.fluxcd.io"
+
+
+def job(*args, ns="flux-system", env=(FIELD_REF,)):
+    """A window job: its args, its namespace and its container's env."""
+    return {"args": list(args), "ns": ns, "env": list(env)}
+
+
+ARG_FORMS = {
+    "selector =": job("close", "-l", "tier=2"),
+    "selector ==": job("close", "-l", "tier==2"),
+    "selector !=": job("close", "-l", "tier!=2"),
+    "selector in": job("close", "-l", "tier in (1,3)"),
+    "selector notin": job("close", "-l", "tier notin (1, 3)"),
+    "selector exists": job("close", "-l", "tier"),
+    "selector !exists": job("close", "-l", "!tier"),
+    "selector >": job("close", "-l", "tier>1"),
+    "selector <": job("close", "-l", "tier<3"),
+    "selector and": job("close", "-l", "tier>0,team,team notin (api)"),
+    "--targets KIND/NAME": job("close", "--targets", "kustomization/k1,HelmRelease/h1"),
+    "--targets KIND/NS/NAME": job("close", "--targets", "ks/apps/k5,hr/apps/ha",
+                                  f"--targets={HR_QUALIFIED}/flux-system/h2"),
+    "positional names": job("close", "k1", "apps/k5"),
+    "positional comma list": job("close", "k1, k2", "apps/k1"),
+    "--kustomizations": job("close", "--kustomizations", "k1,apps/k1", "--kustomizations=k3"),
+    "--kind hr with names": job("close", "--kind", "hr", "--kustomizations", "h1,apps/ha"),
+    "--kind HelmRelease -l": job("close", "--kind", "HelmRelease", "-l", "tier"),
+    "names and --targets of the same object": job("close", "k1", "--targets", "kustomization/k1"),
+    "alias suspend": job("suspend", "-l", "tier>1"),
+    "alias resume": job("resume", "-l", "tier>1"),
+    "sync": job("sync", "-l", "tier>1", *WINDOW),
+    "-n": job("close", "-n", "apps", "-l", "tier>1", "k1"),
+    "global flags before the command": job("--log-format", "json", "-n", "apps", "close", "-l", "tier in (5)"),
+    "FLUX_SYSTEM_NAMESPACE value": job("close", "-l", "tier", "k1",
+                                       env=[{"name": "FLUX_SYSTEM_NAMESPACE", "value": "apps"}]),
+    "FLUX_SYSTEM_NAMESPACE from the pod's namespace": job("close", "-l", "tier>2", "k1", ns="apps"),
+    "-n wins over FLUX_SYSTEM_NAMESPACE": job("close", "-n", "flux-system", "-l", "tier>2", ns="apps"),
+    "no FLUX_SYSTEM_NAMESPACE: flux-system": job("close", "-l", "tier>2", ns="apps", env=[]),
+    "--all": job("close", "--all"),
+    "-A": job("close", "-A", "-l", "tier>2"),
+}
+COMMANDS = {"suspend": "close", "resume": "open"}  # aliases, as check reports them
+# Args the binary refuses (exit 2, nothing sent): check takes the job to act on nothing.
+REFUSED_FORMS = {
+    "selector > with a word": ["close", "-l", "tier>a"],
+    "--targets with an unknown kind": ["close", "--targets", "kustomization/k1,nope/x"],
+    "an invalid name": ["close", "k1", "Bad_Name"],
+    "-l and --all": ["close", "-l", "tier", "--all"],
+}
+
+
+def window_cronjob(ns, env, args):
+    container = {"name": "windowctl", "image": "ghcr.io/example/windowctl:1", "args": args, "env": env}
+    return {"apiVersion": "batch/v1", "kind": "CronJob", "metadata": {"name": "window", "namespace": ns},
+            "spec": {"schedule": "0 17 * * 4", "jobTemplate": {"spec": {"template": {"spec": {
+                "serviceAccountName": "windowctl", "restartPolicy": "Never", "containers": [container]}}}}}}
+
+
+@pytest.fixture
+def tiers(api):
+    """The objects in the fake API server, and the same objects as manifests."""
+    api.put("namespaces", "", "apps", {})
+    spec = {KS: api.get(KS, "flux-system", "infra")["spec"],
+            "helmreleases": api.get("helmreleases", "flux-system", "podinfo")["spec"]}
+    for resource, ns, name, labels in TIER_OBJECTS:
+        api.put(resource, ns, name, {"metadata": {"labels": labels}, "spec": spec[resource]})
+    manifests = []
+    for resource in (KS, "helmreleases"):
+        for obj in api.list(resource):
+            meta = obj["metadata"]
+            manifests.append({"apiVersion": obj["apiVersion"], "kind": obj["kind"], "spec": obj["spec"], "metadata": {
+                "name": meta["name"], "namespace": meta["namespace"], "labels": meta.get("labels", {})}})
+    return manifests
+
+
+def checked_job(tmp_path, manifests, cronjob):
+    """The one window job `check -f` reads from the manifests and the CronJob."""
+    path = tmp_path / "manifests.yaml"
+    path.write_text(yaml.safe_dump_all([*manifests, cronjob]))
+    p = check("-f", str(path), "-o", "json")
+    assert p.returncode in (0, 1), p.stderr
+    (job,) = json.loads(p.stdout)["jobs"]
+    assert job["object"] == f"CronJob/{cronjob['metadata']['namespace']}/window"
+    return job
+
+
+def pod_env(ns, env):
+    """The environment the job's container gets, as far as windowctl reads it."""
+    out = {}
+    for e in env:
+        out[e["name"]] = e["value"] if "value" in e else ns  # fieldRef metadata.namespace: the pod's namespace
+    return out
+
+
+@pytest.mark.parametrize("form", list(ARG_FORMS))
+def test_check_takes_a_job_to_act_on_what_the_binary_acts_on(wctl, api, tiers, tmp_path, form):
+    ns, env, args = ARG_FORMS[form]["ns"], ARG_FORMS[form]["env"], ARG_FORMS[form]["args"]
+    verb = next(a for a in args if a in ("close", "open", "sync", "suspend", "resume"))
+    command = COMMANDS.get(verb, verb)
+    p = wctl.run(*args, "--dry-run", "-o", "json", extra_env=pod_env(ns, env))
+    assert p.returncode == 0, p.stderr
+    acted = {f"{r['kind']}/{r['namespace']}/{r['name']}" for r in json.loads(p.stdout)["results"]}
+    assert acted, "the case selects nothing: it proves nothing"
+    job = checked_job(tmp_path, tiers, window_cronjob(ns, env, args))
+    assert set(job["targets"]) == acted
+    assert len(job["targets"]) == len(acted)
+    assert (job["command"], job["windowing"]) == (command, command != "open")
+
+
+@pytest.mark.parametrize("form", list(REFUSED_FORMS))
+def test_args_the_binary_refuses_act_on_nothing(wctl, api, tiers, tmp_path, form):
+    args = REFUSED_FORMS[form]
+    p = wctl.run(*args, "--dry-run", "-o", "json", extra_env={"FLUX_SYSTEM_NAMESPACE": "flux-system"})
+    assert (p.returncode, p.stdout) == (2, ""), p.stderr
+    job = checked_job(tmp_path, tiers, window_cronjob("flux-system", [FIELD_REF], args))
+    assert (job["targets"], job["windowing"]) == ([], False)
+
+
+def wc001_set(selector):
+    ks = [{"apiVersion": "kustomize.toolkit.fluxcd.io/v1", "kind": "Kustomization",
+           "metadata": {"name": name, "namespace": "flux-system", "labels": labels}, "spec": spec}
+          for name, labels, spec in [("infra", {"tier": "2"}, {}), ("web", {}, {"dependsOn": [{"name": "infra"}]})]]
+    return yaml.safe_dump_all([*ks, window_cronjob("flux-system", [FIELD_REF], ["close", "-l", selector])])
+
+
+@pytest.mark.parametrize("selector", ["tier>1", "tier=2"])
+def test_wc001_for_a_dependency_that_a_selector_windows(selector):
+    """Issue 19: `close -l tier>1` suspends the Kustomization labelled tier: "2", so one that
+    depends on it stops whenever the window is closed, exactly as with `-l tier=2`."""
+    p = check("-f", "-", "-o", "json", stdin=wc001_set(selector))
+    assert p.returncode == 1, p.stderr
+    assert [(f["id"], f["object"]) for f in findings(p)] == [("WC001", "Kustomization/flux-system/web")]
+    assert "depends on windowed Kustomization flux-system/infra" in findings(p)[0]["message"]

@@ -6,7 +6,7 @@ import json
 
 import pytest
 
-from e2e_util import REPO, SA_USER
+from e2e_util import KS, REPO, SA_USER
 
 LABELS = {"kustomize.toolkit.fluxcd.io/name": "flux-system", "kustomize.toolkit.fluxcd.io/namespace": "flux-system"}
 # What check needs beyond the job's own Role to find the jobs when it runs as their ServiceAccount.
@@ -52,7 +52,9 @@ def test_clean_cluster_finds_nothing_and_really_asked(setup):
     cronjob(api, "close", ["close", "--kustomizations", "apps-rw,apps-rt", "--relabel"], zone="Europe/Zurich")
     cronjob(api, "unrelated", ["echo"])
     proc, found = check(wctl)
-    assert found == [] and json.loads(proc.stdout) == {"command": "check", "findings": []}
+    assert found == [] and json.loads(proc.stdout) == {"command": "check", "findings": [], "jobs": [
+        {"object": "CronJob/flux-system/close", "command": "close", "windowing": True,
+         "targets": ["Kustomization/flux-system/apps-rt", "Kustomization/flux-system/apps-rw"]}]}
     asked = {(r["verb"], r["resource"], r.get("name", "")) for r in reviews(api)}
     assert asked == {("get", "kustomizations", "apps-rw"), ("patch", "kustomizations", "apps-rw"),
                      ("get", "kustomizations", "apps-rt"), ("patch", "kustomizations", "apps-rt"), ("create", "events", "")}
@@ -168,3 +170,21 @@ def test_target_flags_as_a_limited_user_name_the_denied_verb(setup):
     assert proc.returncode == 1
     assert sorted((f["id"], f["object"]) for f in found) == [
         ("WC015", "Kustomization/flux-system/apps-rw"), ("WC015", "Namespace/flux-system")]
+
+
+def test_a_job_reads_its_args_as_the_binary_does_live(setup):
+    """The jobs found in the cluster are read like the manifests: -A lists every namespace, -l is the
+    server's selection, and a job whose args the binary refuses acts on nothing."""
+    api, wctl = setup
+    api.put("namespaces", "", "apps", {})
+    obj = api.get(KS, "flux-system", "apps-rw")
+    api.put(KS, "apps", "apps-rw", {"metadata": {"labels": obj["metadata"]["labels"]}, "spec": obj["spec"]})
+    cronjob(api, "close", ["close", "-A", "-l", "window=rw"])
+    cronjob(api, "open", ["resume", "apps-rt", "--targets", "kustomization/apps/apps-rw"])
+    cronjob(api, "sync", ["sync", "apps-rt", "--targets", "nope/x"])
+    proc, _ = check(wctl, mode="admin")
+    jobs = {j["object"]: (j["command"], j["windowing"], j["targets"]) for j in json.loads(proc.stdout)["jobs"]}
+    other, rw, rt = (f"Kustomization/{name}" for name in ("apps/apps-rw", "flux-system/apps-rw", "flux-system/apps-rt"))
+    assert jobs == {"CronJob/flux-system/close": ("close", True, [other, rw]),
+                    "CronJob/flux-system/open": ("open", False, [other, rt]),
+                    "CronJob/flux-system/sync": ("sync", False, [])}

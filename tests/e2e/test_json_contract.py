@@ -48,7 +48,8 @@ def test_the_schema_is_a_valid_draft_2020_12_schema():
     assert not VALIDATOR.is_valid(old_status)
     assert not VALIDATOR.is_valid({"open": True, "windows": [{"start": "2026-03-23T08:00:00+01:00", "end": "2026-03-26T17:00:00+01:00"}]})
     assert not VALIDATOR.is_valid({"findings": []})
-    assert VALIDATOR.is_valid({"command": "check", "findings": []})
+    assert VALIDATOR.is_valid({"command": "check", "findings": [], "jobs": []})
+    assert not VALIDATOR.is_valid({"command": "check", "findings": []})
     assert VALIDATOR.is_valid({"command": "version", "version": "1.2.3", "commit": "0123456789ab"})
 
 

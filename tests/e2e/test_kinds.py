@@ -287,3 +287,17 @@ def test_a_held_object_quotes_the_reason_someone_else_gave(kw, api):
     p = kw.run("open", "--force", "--targets", "ocirepo/podinfo")
     assert p.stdout == "ocirepository/flux-system/podinfo opened\n", p.stderr
     assert FLUX_REASON not in api.get("ocirepositories", "flux-system", "podinfo")["metadata"]["annotations"]
+
+
+@pytest.mark.parametrize("kind", sorted([*KINDS, "Kustomization", "HelmRelease"]))
+def test_a_listed_object_shows_the_revision_a_read_one_does(kw, api, kind):
+    """status over a LIST, whose items keep only the status fields the kinds table declares,
+    shows each kind's revision as status over a GET of the whole object does."""
+    name = {"Kustomization": "infra"}.get(kind, "podinfo")  # the seeded ones, and a sample of every other kind
+    if kind in KINDS:
+        put_sample(api, kind, name)
+    listed = {r["name"]: r for r in json_out(kw.run("status", "--kind", kind, "-o", "json"))["results"]}
+    (read,) = json_out(kw.run("status", "--kind", kind, name, "-o", "json"))["results"]
+    assert listed[name]["revision"] == read["revision"]
+    assert listed[name]["ready"] == read["ready"]
+    assert (read["revision"] is None) == (kind in ("Alert", "Provider", "Receiver"))
