@@ -16,7 +16,8 @@ dir=$(mktemp -d)
 # (or kubectl) to the caller's cluster, KUBECONFIG first of all (windowctl prefers it to in-cluster).
 mkdir "$dir/home"
 clean=(env -i PATH="$PATH" HOME="$dir/home")
-"${clean[@]}" /usr/bin/python3 tests/fakeapi/fakeapi.py --dir "$dir" --seed default --reconcile-delay 1 >"$dir/server.log" 2>&1 &
+"${clean[@]}" /usr/bin/python3 tests/fakeapi/fakeapi.py --dir "$dir" --seed default --reconcile-delay 1 \
+  >"$dir/server.log" 2>&1 &
 server=$!
 trap 'kill $server 2>/dev/null; rm -rf "$dir"' EXIT
 for _ in $(seq 100); do [ -s "$dir/port" ] && break; sleep 0.1; done

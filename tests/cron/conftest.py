@@ -1,4 +1,4 @@
-"""Fixtures for pytest: the cron differential test run with no cluster of the caller's in the environment."""
+"""The cron differential test runs with no cluster of the caller's in the environment."""
 import pathlib
 import sys
 

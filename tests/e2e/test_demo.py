@@ -39,7 +39,7 @@ def test_the_demo_ignores_the_callers_cluster(decoy, tmp_path):
     assert proc.returncode == 0, proc.stdout[-3000:] + proc.stderr[-3000:]
     assert decoy.requests == [] and decoy.handshakes == 0, \
         f"the demo reached the caller's cluster: {[(r['method'], r['path']) for r in decoy.requests][:10]}"
-    # The demo's own cluster was the one changed: its window cycle ends with apps-rw frozen there.
+    # The demo's closes and its freeze ran, and landed on its own server: the decoy's objects are as seeded.
     assert "$ build/windowctl close --kustomizations apps-rw --for 12h" in proc.stdout
     assert not any(decoy.get("kustomizations", "flux-system", n).get("spec", {}).get("suspend")
                    for n in ("apps-rw", "apps-rt", "infra"))
@@ -55,12 +55,13 @@ def test_the_session_names_no_cluster():
 
 
 def test_a_run_of_one_file_drops_the_callers_cluster(decoy, tmp_path):
-    """The guard holds for a run of one test file, whose conftest is the only one pytest may load."""
+    """The guard holds for a run of one test file, where pytest may load no conftest.py above its directory."""
     home = tmp_path / "home"
     (home / ".kube").mkdir(parents=True)
     decoy.write_kubeconfig(str(home / ".kube" / "config"), "admin")
     env = dict(os.environ, HOME=str(home), KUBECONFIG=decoy.write_kubeconfig(str(tmp_path / "kc"), "admin"),
-               FLUX_SYSTEM_NAMESPACE="apps", KUBERNETES_SERVICE_HOST="127.0.0.1", KUBERNETES_SERVICE_PORT=str(decoy.port))
+               FLUX_SYSTEM_NAMESPACE="apps", KUBERNETES_SERVICE_HOST="127.0.0.1",
+               KUBERNETES_SERVICE_PORT=str(decoy.port))
     proc = subprocess.run([sys.executable, "-m", "pytest", "-q", "-p", "no:cacheprovider",
                            f"{__file__}::test_the_session_names_no_cluster"], cwd=REPO / "tests" / "e2e", env=env,
                           capture_output=True, text=True, timeout=120)

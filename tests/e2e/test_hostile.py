@@ -583,13 +583,16 @@ MALFORMED_LISTS = [
     ("items-null", setter(["items"], None), r"items is null, not a list"),
     ("items-missing", without("items"), r"has no items"),  # the API server sends "items": [] for none
     ("item-without-metadata", without("items", 1, "metadata"), r"item 2 has no metadata$"),
-    ("name-number", setter(["items", 1, "metadata", "name"], 7), r"item 2 has a metadata.name that is a number, not a string"),
+    ("name-number", setter(["items", 1, "metadata", "name"], 7),
+     r"item 2 has a metadata.name that is a number, not a string"),
 ]
 MORE_MALFORMED_LISTS = [
     ("item-number", setter(["items", 1], 5), r"item 2 is a number, not an object"),
-    ("metadata-string", setter(["items", 1, "metadata"], "apps-rw"), r"item 2 has a metadata that is a string, not an object"),
+    ("metadata-string", setter(["items", 1, "metadata"], "apps-rw"),
+     r"item 2 has a metadata that is a string, not an object"),
     ("name-missing", without("items", 1, "metadata", "name"), r"item 2 has no metadata.name"),
-    ("name-null", setter(["items", 1, "metadata", "name"], None), r"item 2 has a metadata.name that is null, not a string"),
+    ("name-null", setter(["items", 1, "metadata", "name"], None),
+     r"item 2 has a metadata.name that is null, not a string"),
     ("name-empty", setter(["items", 1, "metadata", "name"], ""), r"item 2 has an empty metadata.name"),
     ("namespace-number", setter(["items", 1, "metadata", "namespace"], 7),
      r"item 2 has a metadata.namespace that is a number, not a string"),
@@ -601,7 +604,8 @@ SELECTING = [
     ("sync -l", ["sync", "-l", "tier=web", "--window", "0 0 1 1 * for 1m"], "in namespace flux-system"),
     ("close -A --all", ["close", "-A", "--all"], "in all namespaces"),
 ]
-MALFORMED_RUNS = [(b, c) for b in MALFORMED_LISTS for c in SELECTING] + [(b, SELECTING[0]) for b in MORE_MALFORMED_LISTS]
+MALFORMED_RUNS = ([(b, c) for b in MALFORMED_LISTS for c in SELECTING] +
+                  [(b, SELECTING[0]) for b in MORE_MALFORMED_LISTS])
 
 
 @pytest.mark.parametrize("body,command", MALFORMED_RUNS, ids=[f"{b[0]}-{c[0]}" for b, c in MALFORMED_RUNS])
@@ -625,10 +629,12 @@ def test_a_malformed_list_fails_its_selection_and_the_named_targets_of_other_kin
     for n in ("apps-rt", "apps-rw"):
         world.srv.put(H.kustomization(n, labels={"tier": "web"}))
     world.srv.on("GET", LIST, H.mutated(without("items", 1, "metadata")))
-    r = world.run("close", "-l", "tier=web", "--targets", "helmrelease/podinfo,kustomization/infra", name="malformed list mixed")
+    r = world.run("close", "-l", "tier=web", "--targets", "helmrelease/podinfo,kustomization/infra",
+                  name="malformed list mixed")
     check(r, 1, bound(0), target=None)
     (line,) = r.errors()
-    assert "listing kustomizations in namespace flux-system: bad response: the LIST answer's item 2 has no metadata" in line
+    assert line.endswith("listing kustomizations in namespace flux-system: bad response: the LIST answer's item 2 has "
+                         "no metadata"), line
     assert r.out_lines == ["helmrelease/flux-system/podinfo closed", "kustomization/flux-system/infra closed"], r.out
     assert sorted(p["name"] for p in world.srv.applied_patches()) == ["infra", "podinfo"]
     assert closed_by_windowctl(world.srv.get("podinfo", plural="helmreleases"))
@@ -646,8 +652,8 @@ def test_a_malformed_page_after_a_sound_one_fails_alone(world):
     r = world.run("close", "--all", name="malformed second page")
     check(r, 1, bound(0), target=None)
     (line,) = r.errors()
-    assert line.endswith("listing kustomizations in namespace flux-system: bad response: the LIST answer's item 2 has no "
-                         "metadata"), line
+    assert line.endswith("listing kustomizations in namespace flux-system: bad response: the LIST answer's item 2 has "
+                         "no metadata"), line
     assert r.out_lines == ["flux-system/apps-rt closed"]
     assert [p["name"] for p in world.srv.applied_patches()] == ["apps-rt"]
     lists = [q for q in world.srv.requests if q["path"].endswith("/kustomizations")]

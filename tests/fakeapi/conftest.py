@@ -1,4 +1,5 @@
-"""Fixtures for pytest: the fake API server's own tests (kubectl against it) run with no cluster of the caller's in the environment."""
+"""The fake API server's own tests (kubectl against it) run with no cluster of the
+caller's in the environment."""
 import pathlib
 import sys
 
