@@ -3,6 +3,7 @@
 #include <spdlog/spdlog.h>
 
 #include <algorithm>
+#include <utility>
 
 #include "api_error.h"
 #include "http.h"
@@ -64,37 +65,139 @@ std::string continue_token(const json& page) {
   return cont != meta->end() && cont->is_string() ? cont->get<std::string>() : std::string();
 }
 
+// The shape a LIST answer must have before any of its items is acted on, checked in a pass of
+// its own that keeps nothing: exactly one "items", a list of objects, each with a metadata
+// object whose name is a non-empty string (Kubernetes omits an empty name: "" is none) and whose
+// namespace, where there is one, is a string. Every occurrence of a key is checked, so a
+// duplicate cannot hide a bad value behind a good one. `problem` is the first deviation found.
+class ListShape {
+ public:
+  using string_t = json::string_t;
+  std::string problem;
+
+  bool null() { return value("null"); }
+  bool boolean(bool) { return value("a boolean"); }
+  bool number_integer(json::number_integer_t) { return value("a number"); }
+  bool number_unsigned(json::number_unsigned_t) { return value("a number"); }
+  bool number_float(json::number_float_t, const string_t&) { return value("a number"); }
+  bool binary(json::binary_t&) { return value("binary data"); }
+  bool string(string_t& text) {
+    Role role = role_of_next();
+    if (role == kName && text.empty()) fail(item() + " has an empty metadata.name");
+    if (role != kName && role != kNamespace) wrong(role, "a string");
+    return true;
+  }
+  bool start_object(std::size_t) { return open(true); }
+  bool start_array(std::size_t) { return open(false); }
+  bool end_array() { return close(); }
+  bool end_object() {
+    const Frame& f = frames_.back();
+    if (f.role == kItem && !f.has) fail(item() + " has no metadata");
+    if (f.role == kMetadata && !f.has) fail(item() + " has no metadata.name");
+    if (f.role == kPage && items_ == 0) fail("the LIST answer has no items");
+    return close();
+  }
+  bool key(string_t& k) {
+    Frame& f = frames_.back();
+    next_ = kOther;
+    if (f.role == kPage && k == "items") {
+      // A second list would be read differently by different readers (a plain one keeps the last).
+      if (++items_ > 1) fail("the LIST answer has more than one items list");
+      next_ = kItems;
+    } else if (f.role == kItem && k == "metadata") {
+      f.has = true;
+      next_ = kMetadata;
+    } else if (f.role == kMetadata && k == "name") {
+      f.has = true;
+      next_ = kName;
+    } else if (f.role == kMetadata && k == "namespace") {
+      next_ = kNamespace;
+    }
+    return true;
+  }
+  bool parse_error(std::size_t, const std::string&, const nlohmann::detail::exception&) { return false; }
+
+ private:
+  enum Role { kOther, kPage, kItems, kItem, kMetadata, kName, kNamespace };
+  struct Frame {
+    Role role;
+    bool has = false;  // of an item: a metadata; of a metadata: a name
+  };
+
+  // What the value about to start is: the page, an element of items, or the value of a key.
+  Role role_of_next() {
+    if (frames_.empty()) return kPage;
+    if (frames_.back().role == kItems) {
+      ++item_;
+      return kItem;
+    }
+    return std::exchange(next_, kOther);
+  }
+  std::string item() const { return "the LIST answer's item " + std::to_string(item_); }
+  void fail(std::string what) {
+    if (problem.empty()) problem = std::move(what);
+  }
+  void wrong(Role role, const char* type) {
+    switch (role) {
+      case kPage: fail("the LIST answer is not an object"); break;
+      case kItems: fail(std::string("the LIST answer's items is ") + type + ", not a list"); break;
+      case kItem: fail(item() + " is " + type + ", not an object"); break;
+      case kMetadata: fail(item() + " has a metadata that is " + type + ", not an object"); break;
+      case kName: fail(item() + " has a metadata.name that is " + type + ", not a string"); break;
+      case kNamespace: fail(item() + " has a metadata.namespace that is " + type + ", not a string"); break;
+      case kOther: break;
+    }
+  }
+  bool value(const char* type) {
+    wrong(role_of_next(), type);
+    return true;
+  }
+  bool open(bool object) {
+    Role role = role_of_next();
+    bool fits = role == kOther || (object ? role == kPage || role == kItem || role == kMetadata : role == kItems);
+    if (!fits) wrong(role, object ? "an object" : "a list");
+    // A value of the wrong type is walked as any other: its keys mean nothing.
+    frames_.push_back({fits ? role : kOther});
+    return true;
+  }
+  bool close() {
+    frames_.pop_back();
+    return true;
+  }
+
+  std::vector<Frame> frames_;
+  Role next_ = kOther;
+  int items_ = 0;
+  long long item_ = 0;
+};
+
 }  // namespace
 
-json parse_list_page(std::string_view text, const std::function<void(json&&)>& on_item, bool* items_ok) {
+json parse_list_page(std::string_view text, const std::function<void(json&&)>& on_item, std::string* malformed) {
   if (json_depth(text) > kMaxJsonDepth) {
     throw TransportError(TransportError::Kind::kProtocol,
                          "the LIST answer nests deeper than " + std::to_string(kMaxJsonDepth) + " levels");
   }
+  // The shape first, in a pass of its own: an item acted on before a later one turned out
+  // malformed could not be taken back, and a malformed answer is refused as a whole.
+  ListShape shape;
+  std::string problem = json::sax_parse(text, &shape) ? shape.problem : "the LIST answer is not JSON";
+  if (malformed) *malformed = problem;
+  if (!problem.empty()) return json(json::value_t::discarded);
   // Depths as nlohmann counts them: 1 the list's keys, 2 the items, 3 an item's keys, 4 a
   // section's keys, 5 an annotation's key. `section`/`sub` remember the keys on the way down.
-  bool in_items = false, items_array = false, bad_items = false, seen_items = false;
+  bool in_items = false;
   std::string section, sub;
   auto callback = [&](int depth, json::parse_event_t event, json& parsed) {
     using E = json::parse_event_t;
-    if (depth == 1 && in_items) {
-      if (event == E::array_start) items_array = true;
-      if (event == E::object_start || (event == E::value && !parsed.is_null())) bad_items = true;
-    }
-    if (depth == 2 && in_items && items_array && (event == E::object_end || event == E::array_end || event == E::value)) {
+    if (depth == 2 && in_items && event == E::object_end) {
       on_item(std::move(parsed));
       return false;  // handled: not kept in the page
     }
     if (event != E::key || !parsed.is_string()) return true;
     const std::string& key = parsed.get_ref<const std::string&>();
     switch (depth) {
-      case 1:
-        // A second "items" would be a second list, where a plain JSON reading keeps only the
-        // last: what windowctl acts on must not depend on the reader, so the page is refused.
-        if (key == "items" && seen_items) bad_items = true;
-        in_items = key == "items";
-        seen_items = seen_items || in_items;
-        return true;
+      case 1: in_items = key == "items"; return true;
       case 3: section = key; return true;
       case 4:
         if (!in_items) return true;
@@ -110,9 +213,7 @@ json parse_list_page(std::string_view text, const std::function<void(json&&)>& o
       default: return true;
     }
   };
-  json page = json::parse(text, callback, false);
-  if (items_ok) *items_ok = !bad_items;
-  return page;
+  return json::parse(text, callback, false);
 }
 
 KindVersion Resolution::version_for(const KindAdapter& kind, const CommandOptions& opt) const {
@@ -166,7 +267,7 @@ bool for_each_listed(Client& client, const CommandOptions& opt, Resolution& r, S
   std::string base = collection_path(kind, r.version, opt.all_namespaces ? "" : opt.ns) + "?limit=" + std::to_string(kListPageSize);
   const std::string where = opt.all_namespaces ? "in all namespaces" : "in namespace " + opt.ns;
   if (!opt.selector.empty()) base += "&labelSelector=" + http::query_escape(opt.selector);
-  std::size_t delivered = 0;
+  std::size_t delivered = 0, refused = 0;
   int restarts = 0, pages = 0;
   bool ok = true;
   std::string token;
@@ -174,16 +275,12 @@ bool for_each_listed(Client& client, const CommandOptions& opt, Resolution& r, S
     Target t{metadata_string(item, "namespace"), metadata_string(item, "name")};
     // A cluster-wide list names each item's namespace; an item without one has no place to go.
     if (t.ns.empty() && !opt.all_namespaces) t.ns = opt.ns;
-    if (t.name.empty()) {
-      spdlog::error("listing {} {}: an item without metadata.name; skipped", kind.plural, where);
-      ok = false;
-      return;
-    }
     if (!valid_namespace(t.ns) || !valid_object_name(t.name)) {
       // The names go into request paths: a server cannot steer a write elsewhere through them.
       spdlog::error("listing {} {}: an item named {} in namespace {} is not a valid Kubernetes name; skipped",
                     kind.plural, where, json(t.name.substr(0, 300)).dump(-1, ' ', true, json::error_handler_t::replace),
                     json(t.ns.substr(0, 100)).dump(-1, ' ', true, json::error_handler_t::replace));
+      ++refused;
       ok = false;
       return;
     }
@@ -208,14 +305,12 @@ bool for_each_listed(Client& client, const CommandOptions& opt, Resolution& r, S
         }
         throw;
       }
-      // Items are handled while the page is parsed; a page that turns out malformed after some
-      // of them has had those handled and reported, and fails here.
-      bool items_ok = true;
-      json page = parse_list_page(text, on_item, &items_ok);
+      // A malformed page is refused before any of its items is handled: it says what is wrong,
+      // never "nothing matched". The pages before it were sound and have been handled.
+      std::string malformed;
+      json page = parse_list_page(text, on_item, &malformed);
       text = std::string();
-      if (page.is_discarded()) throw TransportError(TransportError::Kind::kProtocol, "the LIST answer is not JSON");
-      if (!page.is_object()) throw TransportError(TransportError::Kind::kProtocol, "the LIST answer is not an object");
-      if (!items_ok) throw TransportError(TransportError::Kind::kProtocol, "the LIST answer's items is not a list");
+      if (!malformed.empty()) throw TransportError(TransportError::Kind::kProtocol, malformed);
       std::string next = continue_token(page);
       if (next.empty()) break;
       // A server that never ends its list (or loops with fresh tokens) must not keep the job forever.
@@ -232,8 +327,9 @@ bool for_each_listed(Client& client, const CommandOptions& opt, Resolution& r, S
     spdlog::error("listing {} {}: {}", kind.plural, where, error_summary(e));
     return false;
   }
-  if (delivered == 0 && r.named.empty() && opt.command->id != CommandId::kStatus) {
+  if (delivered == 0 && refused == 0 && r.named.empty() && opt.command->id != CommandId::kStatus) {
     // An empty selection is almost always a typo; a green job that did nothing is the trap to avoid.
+    // Items refused for their names were listed: "nothing matches" would not be the truth.
     spdlog::error("no {} {} matches {}", kind.plural, where,
                   opt.selector.empty() ? std::string("--all") : "selector \"" + opt.selector + "\"");
     return false;

@@ -66,10 +66,14 @@ bool for_each_listed(Client& client, const CommandOptions& options, Resolution& 
 // what windowctl reads survives (identity, its own and Flux's annotations, labels,
 // spec.suspend, the status it shows); managedFields, the rest of spec, status.inventory and
 // kubectl's last-applied-configuration can be most of an object's bytes. Returns the page
-// without its items (metadata.continue), discarded when the text is not JSON; `items_ok` is
-// false when the page has an `items` that is not a list, or more than one `items`. A page
-// nested deeper than kMaxJsonDepth (json_read.h) is refused before any item, TransportError.
+// without its items (metadata.continue). A page that is not a list windowctl can act on, in
+// whole, hands over no item: not JSON, not an object, no `items` or more than one (the API
+// server always sends one, `[]` when empty), `items` not a list, an item that is not an object,
+// has no metadata, or whose metadata.name is not a non-empty string (or metadata.namespace not
+// a string). Then `malformed` says what is wrong, as "the LIST answer ...", and the page returned
+// is discarded; it is "" otherwise. A page nested deeper than kMaxJsonDepth (json_read.h) is
+// refused before any item, TransportError.
 nlohmann::json parse_list_page(std::string_view text, const std::function<void(nlohmann::json&&)>& on_item,
-                               bool* items_ok = nullptr);
+                               std::string* malformed = nullptr);
 
 }  // namespace windowctl

@@ -23,9 +23,9 @@ TEST_CASE("list pages keep what windowctl reads and drop the bulk") {
                  "history": [{"chartVersion": "1.2.3"}]}
     }]})";
   std::vector<json> items;
-  bool items_ok = false;
-  json j = parse_list_page(page, [&](json&& item) { items.push_back(std::move(item)); }, &items_ok);
-  CHECK(items_ok);
+  std::string malformed = "not set";
+  json j = parse_list_page(page, [&](json&& item) { items.push_back(std::move(item)); }, &malformed);
+  CHECK(malformed == "");
   CHECK(j["metadata"]["continue"] == "abc");  // the list's own metadata is untouched
   CHECK(j["items"].empty());                  // handed over, not kept
   REQUIRE(items.size() == 1);
@@ -46,48 +46,98 @@ TEST_CASE("list pages keep what windowctl reads and drop the bulk") {
   CHECK_FALSE(item["status"].contains("inventory"));
 }
 
-TEST_CASE("list pages: every item handed over in order, any shape") {
-  auto parse = [](const char* text, std::vector<json>& items, bool& items_ok) {
-    return parse_list_page(text, [&](json&& item) { items.push_back(std::move(item)); }, &items_ok);
-  };
-  std::vector<json> items;
-  bool ok = false;
-  json page = parse(R"({"items": [{"metadata": {"name": "a"}}, 1, "s", null, [], {"metadata": {"name": "b"}}]})", items, ok);
-  CHECK(ok);
-  REQUIRE(items.size() == 6);
-  CHECK(items[0]["metadata"]["name"] == "a");
-  CHECK(items[1] == 1);
-  CHECK(items[5]["metadata"]["name"] == "b");
-  items.clear();
-  parse(R"({"items": {"spec": {"x": 1}}})", items, ok);
-  CHECK_FALSE(ok);
-  CHECK(items.empty());
-  parse(R"({"items": "many"})", items, ok);
-  CHECK_FALSE(ok);
-  parse(R"({"items": null, "metadata": {}})", items, ok);
-  CHECK(ok);
-  CHECK(parse(R"([{"metadata": {"name": "a"}}])", items, ok).is_array());
-  CHECK(items.empty());
-  CHECK(parse(R"({"items": [{"metadata": {"name": "a"}}, )", items, ok).is_discarded());
-  CHECK(items.size() == 1);  // handled before the page turned out truncated
-  items.clear();
+TEST_CASE("list pages: every item handed over in order") {
+  std::vector<std::string> names;
+  std::string malformed = "not set";
+  json page = parse_list_page(
+      R"({"items": [{"metadata": {"name": "a", "namespace": "x"}},
+                    {"metadata": {"name": "b"}, "spec": [1, {"items": 5}]}],
+          "metadata": {"continue": "t"}})",
+      [&](json&& item) { names.push_back(item["metadata"]["name"]); }, &malformed);
+  CHECK(malformed == "");
+  CHECK(names == std::vector<std::string>{"a", "b"});
+  CHECK(page["metadata"]["continue"] == "t");
+  // An empty list is a list: the API server sends "items": [] when nothing matches.
+  CHECK(parse_list_page(R"({"kind": "KustomizationList", "items": []})", [&](json&&) { FAIL("no item"); }, &malformed)
+            .is_object());
+  CHECK(malformed == "");
   // Outside items nothing is dropped; nested lists inside an item stay inside it.
-  json other = parse(R"({"spec": {"keep": 1}, "metadata": {"managedFields": 1}})", items, ok);
-  CHECK(other["spec"]["keep"] == 1);
-  CHECK(other["metadata"]["managedFields"] == 1);
-  parse(R"({"items": [{"status": {"conditions": [{"type": "Ready"}, {"type": "Healthy"}]}}]})", items, ok);
+  std::vector<json> items;
+  json other = parse_list_page(R"({"items": [{"metadata": {"name": "a"}, "status": {"conditions": [{"type": "Ready"},
+                                   {"type": "Healthy"}]}}], "spec": {"keep": 1}, "metadata": {"managedFields": 1}})",
+                               [&](json&& item) { items.push_back(std::move(item)); }, &malformed);
   REQUIRE(items.size() == 1);
   CHECK(items[0]["status"]["conditions"].size() == 2);
+  CHECK(other["spec"]["keep"] == 1);
+  CHECK(other["metadata"]["managedFields"] == 1);
+}
+
+// Of these windowctl said "no kustomizations ... matches --all", or acted on the items before
+// the bad one: a malformed answer is named, and none of its items is acted on.
+TEST_CASE("a malformed list page hands over no item and says what is wrong") {
+  const std::string good = R"({"metadata": {"name": "good", "namespace": "flux-system"}})";
+  auto refused = [&](const std::string& items_json) {
+    std::string text = R"({"kind": "KustomizationList", "metadata": {}, )" + items_json + "}";
+    std::string malformed;
+    int handed = 0;
+    json page = parse_list_page(text, [&](json&&) { ++handed; }, &malformed);
+    CHECK_MESSAGE(handed == 0, text);
+    CHECK_MESSAGE(page.is_discarded(), text);
+    return malformed;
+  };
+  auto with = [&](const std::string& bad) { return refused(R"("items": [)" + good + ", " + bad + "]"); };
+  CHECK(refused(R"("items": {"a": 1})") == "the LIST answer's items is an object, not a list");
+  CHECK(refused(R"("items": "apps-rw")") == "the LIST answer's items is a string, not a list");
+  CHECK(refused(R"("items": null)") == "the LIST answer's items is null, not a list");
+  CHECK(refused(R"("items": 3)") == "the LIST answer's items is a number, not a list");
+  CHECK(refused(R"("itemz": [])") == "the LIST answer has no items");
+  CHECK(refused(R"("items": [)" + good + R"(], "items": [])") == "the LIST answer has more than one items list");
+  CHECK(with("5") == "the LIST answer's item 2 is a number, not an object");
+  CHECK(with("null") == "the LIST answer's item 2 is null, not an object");
+  CHECK(with("[]") == "the LIST answer's item 2 is a list, not an object");
+  CHECK(with("{}") == "the LIST answer's item 2 has no metadata");
+  CHECK(with(R"({"spec": {"metadata": {"name": "x"}}})") == "the LIST answer's item 2 has no metadata");
+  CHECK(with(R"({"metadata": "x"})") == "the LIST answer's item 2 has a metadata that is a string, not an object");
+  CHECK(with(R"({"metadata": {"namespace": "flux-system"}})") == "the LIST answer's item 2 has no metadata.name");
+  CHECK(with(R"({"metadata": {"labels": {"name": "x"}}})") == "the LIST answer's item 2 has no metadata.name");
+  CHECK(with(R"({"metadata": {"name": 7}})") ==
+        "the LIST answer's item 2 has a metadata.name that is a number, not a string");
+  CHECK(with(R"({"metadata": {"name": null}})") ==
+        "the LIST answer's item 2 has a metadata.name that is null, not a string");
+  CHECK(with(R"({"metadata": {"name": ["a"]}})") ==
+        "the LIST answer's item 2 has a metadata.name that is a list, not a string");
+  CHECK(with(R"({"metadata": {"name": ""}})") == "the LIST answer's item 2 has an empty metadata.name");
+  CHECK(with(R"({"metadata": {"name": "a", "namespace": 1}})") ==
+        "the LIST answer's item 2 has a metadata.namespace that is a number, not a string");
+  // A duplicate key cannot hide a bad value behind a good one, nor the other way round.
+  CHECK(with(R"({"metadata": {"name": 7, "name": "a"}})") ==
+        "the LIST answer's item 2 has a metadata.name that is a number, not a string");
+  CHECK(with(R"({"metadata": {"name": "a"}, "metadata": 5})") ==
+        "the LIST answer's item 2 has a metadata that is a number, not an object");
+  // The first problem is the one said.
+  CHECK(refused(R"("items": [{}, 5])") == "the LIST answer's item 1 has no metadata");
+  // Not JSON, or not an object: the same refusal, and a page cut short hands over not even the
+  // items before the cut.
+  std::string malformed;
+  int handed = 0;
+  CHECK(parse_list_page(R"({"items": [)" + good + ", ", [&](json&&) { ++handed; }, &malformed).is_discarded());
+  CHECK(malformed == "the LIST answer is not JSON");
+  parse_list_page("[" + good + "]", [&](json&&) { ++handed; }, &malformed);
+  CHECK(malformed == "the LIST answer is not an object");
+  parse_list_page(R"("items")", [&](json&&) { ++handed; }, &malformed);
+  CHECK(malformed == "the LIST answer is not an object");
+  CHECK(handed == 0);
 }
 
 TEST_CASE("a page with two \"items\" lists is refused: a plain JSON reading keeps only the last (found by resolve_fuzz)") {
   std::vector<std::string> names;
-  bool items_ok = true;
+  std::string malformed;
   parse_list_page(R"({"items":[{"metadata":{"name":"a"}}],"items":[{"metadata":{"name":"b"}}]})",
-                  [&](json&& item) { names.push_back(item["metadata"]["name"]); }, &items_ok);
-  CHECK_FALSE(items_ok);
-  parse_list_page(R"({"items":[{"metadata":{"name":"a"}}],"metadata":{"continue":"x"}})", [&](json&&) {}, &items_ok);
-  CHECK(items_ok);
+                  [&](json&& item) { names.push_back(item["metadata"]["name"]); }, &malformed);
+  CHECK(malformed == "the LIST answer has more than one items list");
+  CHECK(names.empty());
+  parse_list_page(R"({"items":[{"metadata":{"name":"a"}}],"metadata":{"continue":"x"}})", [&](json&&) {}, &malformed);
+  CHECK(malformed == "");
 }
 
 TEST_CASE("a page nested deeper than kMaxJsonDepth is refused before any item: copies of it would overflow the stack") {

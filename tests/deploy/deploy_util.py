@@ -9,6 +9,7 @@ import sys
 
 import pytest
 import yaml
+from hermetic_env import clean_env
 
 REPO = pathlib.Path(__file__).resolve().parents[2]
 KUSTOMIZE = REPO / "kustomize"
@@ -35,7 +36,8 @@ def rel(path):
 
 @functools.lru_cache(maxsize=None)
 def render_text(path):
-    proc = subprocess.run(["kubectl", "kustomize", str(path)], capture_output=True, text=True, timeout=60)
+    proc = subprocess.run(["kubectl", "kustomize", str(path)], capture_output=True, text=True, timeout=60,
+                          env=clean_env())
     assert proc.returncode == 0, f"kubectl kustomize {rel(path)} failed:\n{proc.stderr}"
     return proc.stdout
 
@@ -141,11 +143,7 @@ class Cluster:
             "metadata": {"labels": src["metadata"].get("labels", {})}, "spec": src["spec"], "status": src.get("status", {})})
 
     def _env(self):
-        env = {"PATH": "/usr/bin:/bin", "HOME": str(self.tmp / "home")}
-        for k in ("ASAN_OPTIONS", "UBSAN_OPTIONS"):
-            if k in os.environ:
-                env[k] = os.environ[k]
-        return env
+        return clean_env(self.tmp / "home", PATH="/usr/bin:/bin")
 
     def run_job(self, cronjob, timeout=60):
         """Run a rendered CronJob exactly as its pod would: its args, its env (the downward API's
@@ -208,7 +206,8 @@ def render_overlay(tmp_path, kustomization):
         if key in k:
             k[key] = [os.path.relpath(KUSTOMIZE / r, tmp_path) for r in k[key]]
     (tmp_path / "kustomization.yaml").write_text(yaml.safe_dump(k))
-    proc = subprocess.run(["kubectl", "kustomize", str(tmp_path)], capture_output=True, text=True, timeout=60)
+    proc = subprocess.run(["kubectl", "kustomize", str(tmp_path)], capture_output=True, text=True, timeout=60,
+                          env=clean_env())
     assert proc.returncode == 0, proc.stderr
     return [d for d in yaml.safe_load_all(proc.stdout) if d]
 
@@ -222,4 +221,4 @@ def render_with_components(tmp_path, base, *components):
         "components": [os.path.relpath(c, tmp_path) for c in components]}))
     return [d for d in yaml.safe_load_all(
         subprocess.run(["kubectl", "kustomize", str(tmp_path)], capture_output=True, text=True,
-                       check=True, timeout=60).stdout) if d]
+                       check=True, timeout=60, env=clean_env()).stdout) if d]

@@ -78,7 +78,8 @@ def _exercise(c, docs):
             assert not any(c.suspended(n, r) for r, n in targets), name
         elif args[0] == "sync":
             window = args[args.index("--window") + 1]
-            sched = subprocess.run([c.bin, "schedule", "--window", window, "-o", "json"], capture_output=True, text=True)
+            sched = subprocess.run([c.bin, "schedule", "--window", window, "-o", "json"], capture_output=True,
+                                   text=True, env=c._env())
             assert sched.returncode == 0, sched.stderr
             open_now = json.loads(sched.stdout)["open"]
             _ok(c.run_job(job), job)

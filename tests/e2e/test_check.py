@@ -8,6 +8,7 @@ import subprocess
 
 import pytest
 import yaml
+from hermetic_env import clean_env
 
 from e2e_util import KS, REPO, binary
 
@@ -17,7 +18,8 @@ WARNINGS = {"WC003", "WC006"}
 
 
 def check(*args, stdin=None):
-    return subprocess.run([binary(), "check", *args], input=stdin, capture_output=True, text=True, timeout=60)
+    return subprocess.run([binary(), "check", *args], input=stdin, capture_output=True, text=True, timeout=60,
+                          env=clean_env())
 
 
 def findings(proc):
@@ -92,7 +94,7 @@ def test_input_over_the_cap_is_refused():
 @pytest.mark.parametrize("example", sorted(p.name for p in (REPO / "kustomize" / "examples").iterdir()))
 def test_shipped_examples_are_clean(example):
     rendered = subprocess.run(["kubectl", "kustomize", str(REPO / "kustomize" / "examples" / example)],
-                              capture_output=True, text=True, check=True, timeout=120).stdout
+                              capture_output=True, text=True, check=True, timeout=120, env=clean_env()).stdout
     p = check("-f", "-", "-o", "json", stdin=rendered)
     assert p.returncode == 0, p.stdout + p.stderr
     assert [f for f in findings(p) if f["severity"] == "error"] == []
@@ -104,7 +106,7 @@ def test_an_example_with_a_mistake_is_caught():
     if shutil.which("kubectl") is None:
         pytest.skip("kubectl renders the examples")
     rendered = subprocess.run(["kubectl", "kustomize", str(REPO / "kustomize" / "examples" / "weekly")],
-                              capture_output=True, text=True, check=True, timeout=120).stdout
+                              capture_output=True, text=True, check=True, timeout=120, env=clean_env()).stdout
     broken = rendered.replace("schedule: 0 17 * * 4", "schedule: 0 8 * * 1")
     assert broken != rendered
     p = check("-f", "-", "-o", "json", stdin=broken)

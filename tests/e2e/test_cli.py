@@ -188,7 +188,8 @@ def check_completions(out):
 
 def test_bash_completion(wctl, tmp_path):
     script = completion_script(wctl, "bash", tmp_path)
-    p = subprocess.run(["bash", "-c", BASH_COMPLETE, "bash", str(script)], capture_output=True, text=True)
+    p = subprocess.run(["bash", "-c", BASH_COMPLETE, "bash", str(script)], capture_output=True, text=True,
+                       env=shell_env(tmp_path))
     assert p.returncode == 0, p.stderr
     check_completions(p.stdout)
 

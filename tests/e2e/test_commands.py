@@ -4,6 +4,7 @@ import re
 import subprocess
 
 import pytest
+from hermetic_env import clean_env
 
 from e2e_util import KS, REPO, SA_USER, json_out, lines
 
@@ -362,7 +363,8 @@ def test_suspend_survives_the_parent_kustomization(wctl, api):
     kc = api.write_kubeconfig(str(wctl.tmp / "kc-kubectl"), SA_USER)
     wctl.run("open", *TARGETS)
     subprocess.run(["kubectl", "--kubeconfig", kc, "patch", "kustomization", "apps-rw", "-n", "flux-system",
-                    "--type", "merge", "-p", '{"spec":{"suspend":true}}'], check=True, capture_output=True)
+                    "--type", "merge", "-p", '{"spec":{"suspend":true}}'], check=True, capture_output=True,
+                   env=clean_env(wctl.home))
     assert wctl.suspended("apps-rw")
     api.parent_apply("flux-system", "apps-rw", desired)
     assert not wctl.suspended("apps-rw"), "the parent undoes a kubectl suspend"

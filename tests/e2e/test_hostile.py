@@ -538,10 +538,11 @@ def listed(name, **kw):
 
 
 LISTS = [
-    ("items-object", page({"a": listed("apps-rw")}), 1, r"items is not a list", []),
-    ("items-string", page("apps-rw"), 1, r"items is not a list", []),
+    ("items-object", page({"a": listed("apps-rw")}), 1, r"items is an object, not a list", []),
+    ("items-string", page("apps-rw"), 1, r"items is a string, not a list", []),
+    # Items that are not objects with a name make the answer malformed: none of it is acted on.
     ("items-scalars", page([5, "apps-rw", None, [], {"metadata": 5}, {"metadata": {"name": 7}}, listed("apps-rw")]), 1,
-     r"without metadata.name", ["apps-rw"]),
+     r"item 1 is a number, not an object", []),
     ("items-bad-names", page([listed("../secrets"), listed("apps-rw", ns="flux-system/x"), listed("apps-rw")]), 1,
      r"not a valid Kubernetes name", ["apps-rw"]),
     ("continue-number", page([listed("apps-rw")], **{"continue": 5}), 0, None, ["apps-rw"]),
@@ -560,6 +561,111 @@ def test_a_list_of_the_wrong_shape(world, name, body, code, needle, closed):
     check(r, code, bound(0), needle, target=None)
     assert sorted(p["name"] for p in world.srv.applied_patches()) == closed
     assert [line.rsplit(" ", 1)[0] for line in r.out_lines] == [f"flux-system/{n}" for n in closed]
+
+
+def without(*path):
+    def change(body):
+        cur = body
+        for key in path[:-1]:
+            cur = cur[key]
+        del cur[path[-1]]
+        return body
+    return change
+
+
+# A LIST answer that is not a list of named objects. windowctl took several for an empty
+# selection ("no kustomizations in namespace flux-system matches --all") and acted on the items
+# around a nameless one: the answer is named as malformed, and none of its items is acted on.
+# The honest answer lists apps-rt, apps-rw and infra: item 2 is apps-rw.
+MALFORMED_LISTS = [
+    ("items-object", lambda b: dict(b, items={"apps-rw": b["items"][1]}), r"items is an object, not a list"),
+    ("items-string", setter(["items"], "apps-rw"), r"items is a string, not a list"),
+    ("items-null", setter(["items"], None), r"items is null, not a list"),
+    ("items-missing", without("items"), r"has no items"),  # the API server sends "items": [] for none
+    ("item-without-metadata", without("items", 1, "metadata"), r"item 2 has no metadata$"),
+    ("name-number", setter(["items", 1, "metadata", "name"], 7),
+     r"item 2 has a metadata.name that is a number, not a string"),
+]
+MORE_MALFORMED_LISTS = [
+    ("item-number", setter(["items", 1], 5), r"item 2 is a number, not an object"),
+    ("metadata-string", setter(["items", 1, "metadata"], "apps-rw"),
+     r"item 2 has a metadata that is a string, not an object"),
+    ("name-missing", without("items", 1, "metadata", "name"), r"item 2 has no metadata.name"),
+    ("name-null", setter(["items", 1, "metadata", "name"], None),
+     r"item 2 has a metadata.name that is null, not a string"),
+    ("name-empty", setter(["items", 1, "metadata", "name"], ""), r"item 2 has an empty metadata.name"),
+    ("namespace-number", setter(["items", 1, "metadata", "namespace"], 7),
+     r"item 2 has a metadata.namespace that is a number, not a string"),
+]
+SELECTING = [
+    ("close --all", ["close", "--all"], "in namespace flux-system"),
+    ("close -l", ["close", "-l", "tier=web"], "in namespace flux-system"),
+    ("status", ["status"], "in namespace flux-system"),
+    ("sync -l", ["sync", "-l", "tier=web", "--window", "0 0 1 1 * for 1m"], "in namespace flux-system"),
+    ("close -A --all", ["close", "-A", "--all"], "in all namespaces"),
+]
+MALFORMED_RUNS = ([(b, c) for b in MALFORMED_LISTS for c in SELECTING] +
+                  [(b, SELECTING[0]) for b in MORE_MALFORMED_LISTS])
+
+
+@pytest.mark.parametrize("body,command", MALFORMED_RUNS, ids=[f"{b[0]}-{c[0]}" for b, c in MALFORMED_RUNS])
+def test_a_malformed_list_answer_is_named_and_nothing_of_it_is_acted_on(world, body, command):
+    (name, change, needle), (label, args, where) = body, command
+    for n in ("apps-rt", "apps-rw", "infra"):
+        world.srv.put(H.kustomization(n, labels={"tier": "web"}))
+    world.srv.on("GET", LIST, H.mutated(change))
+    r = world.run(*args, name=f"malformed list {name} {label}")
+    check(r, 1, bound(0), target=None)
+    (line,) = r.errors()
+    assert f" error listing kustomizations {where}: bad response: the LIST answer" in line, line
+    assert re.search(needle, line), line
+    assert "matches" not in r.err
+    assert world.srv.patches == [] and world.srv.events == []
+    assert not any(n in r.out for n in ("apps-rt", "apps-rw", "infra")), r.out
+
+
+def test_a_malformed_list_fails_its_selection_and_the_named_targets_of_other_kinds_are_processed(world):
+    world.srv.put(H.helmrelease("podinfo"))
+    for n in ("apps-rt", "apps-rw"):
+        world.srv.put(H.kustomization(n, labels={"tier": "web"}))
+    world.srv.on("GET", LIST, H.mutated(without("items", 1, "metadata")))
+    r = world.run("close", "-l", "tier=web", "--targets", "helmrelease/podinfo,kustomization/infra",
+                  name="malformed list mixed")
+    check(r, 1, bound(0), target=None)
+    (line,) = r.errors()
+    assert line.endswith("listing kustomizations in namespace flux-system: bad response: the LIST answer's item 2 has "
+                         "no metadata"), line
+    assert r.out_lines == ["helmrelease/flux-system/podinfo closed", "kustomization/flux-system/infra closed"], r.out
+    assert sorted(p["name"] for p in world.srv.applied_patches()) == ["infra", "podinfo"]
+    assert closed_by_windowctl(world.srv.get("podinfo", plural="helmreleases"))
+    assert not world.srv.get("apps-rt")["spec"].get("suspend")
+
+
+def test_a_malformed_page_after_a_sound_one_fails_alone(world):
+    """Pages are parsed as they come: the first page's objects are acted on, the malformed second
+    page is refused whole (its sound first item too), and the run says which answer was wrong."""
+    def pages(srv, req):
+        if not req.query.get("continue"):
+            return page([listed("apps-rt")], **{"continue": "p2"})
+        return page([listed("apps-rw"), {"spec": {"suspend": False}}])
+    world.srv.on("GET", LIST, H.computed(pages))
+    r = world.run("close", "--all", name="malformed second page")
+    check(r, 1, bound(0), target=None)
+    (line,) = r.errors()
+    assert line.endswith("listing kustomizations in namespace flux-system: bad response: the LIST answer's item 2 has "
+                         "no metadata"), line
+    assert r.out_lines == ["flux-system/apps-rt closed"]
+    assert [p["name"] for p in world.srv.applied_patches()] == ["apps-rt"]
+    lists = [q for q in world.srv.requests if q["path"].endswith("/kustomizations")]
+    assert [q["query"].get("continue") for q in lists] == [None, "p2"]
+
+
+def test_an_empty_list_is_an_empty_selection(world):
+    """"items": [] is the API server's empty answer: a selection that matched nothing, said as such."""
+    r = world.run("close", "-l", "tier=none", name="empty list")
+    check(r, 1, bound(0), r"no kustomizations in namespace flux-system matches selector \"tier=none\"", target=None)
+    r = world.run("status", "-l", "tier=none", name="empty list status")
+    check(r, 0, bound(0))
 
 
 def test_a_list_that_never_ends_stops_at_the_page_cap(world):

@@ -16,6 +16,7 @@ import sys
 import time
 
 import pytest
+from hermetic_env import clean_env
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
 
@@ -1096,7 +1097,7 @@ def kubectl(srv, tmp_path):
 
     def run(*args, config=admin_cfg, check=True):
         p = subprocess.run([KUBECTL, "--kubeconfig", config, "--cache-dir", str(tmp_path / "kcache"), *args],
-                           capture_output=True, text=True, timeout=60)
+                           capture_output=True, text=True, timeout=60, env=clean_env(tmp_path))
         if check and p.returncode != 0:
             raise AssertionError(f"kubectl {args} failed: {p.stderr}")
         return p

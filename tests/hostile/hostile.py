@@ -42,6 +42,9 @@ from fakekube.certs import Pki  # noqa: E402  (the only thing shared with the fa
 GROUP = "kustomize.toolkit.fluxcd.io"
 VERSION = "v1"
 PLURAL = "kustomizations"
+# The kinds the emulation serves: plural -> (group, version, kind). A second kind, in a group of
+# its own, is for runs that name targets of several kinds (--targets).
+KINDS = {PLURAL: (GROUP, VERSION, "Kustomization"), "helmreleases": ("helm.toolkit.fluxcd.io", "v2", "HelmRelease")}
 MAX_REQUEST_HEAD = 64 * 1024
 
 
@@ -471,7 +474,20 @@ def merge_patch(target, patch):
 
 
 def kustomization(name, ns="flux-system", suspend=None, annotations=None, labels=None, rv=1, **status):
-    obj = {"apiVersion": f"{GROUP}/{VERSION}", "kind": "Kustomization",
+    return _flux_object(PLURAL, name, ns, suspend, annotations, labels, rv, status)
+
+
+def helmrelease(name, ns="flux-system", suspend=None, annotations=None, labels=None, rv=1, **status):
+    obj = _flux_object("helmreleases", name, ns, suspend, annotations, labels, rv, status)
+    obj["spec"] = {"interval": "10m", "chart": {"spec": {"chart": name, "sourceRef": {"kind": "HelmRepository",
+                                                                                     "name": name}}},
+                   **({"suspend": suspend} if suspend is not None else {})}
+    return obj
+
+
+def _flux_object(plural, name, ns, suspend, annotations, labels, rv, status):
+    group, version, kind = KINDS[plural]
+    obj = {"apiVersion": f"{group}/{version}", "kind": kind,
            "metadata": {"name": name, "namespace": ns, "uid": f"uid-{name}", "resourceVersion": str(rv),
                         "generation": 1, "labels": dict(labels or {}), "annotations": dict(annotations or {})},
            "spec": {"interval": "10m", "path": "./apps", "prune": True,
@@ -497,7 +513,7 @@ class HostileServer:
         self.stopping = threading.Event()
         self._lock = threading.Lock()
         self.rules = []
-        self.objects = {}  # (ns, name) -> object
+        self.objects = {}  # (plural, ns, name) -> object
         self.events = []
         self.requests = []  # {"method", "path", "query", "body"}
         self.patches = []   # {"name", "body", "applied", "answered"}
@@ -526,16 +542,17 @@ class HostileServer:
 
     def put(self, obj):
         m = obj["metadata"]
+        plural = next(p for p, (_, _, kind) in KINDS.items() if kind == obj["kind"])
         with self._lock:
-            self.objects[(m["namespace"], m["name"])] = copy.deepcopy(obj)
+            self.objects[(plural, m["namespace"], m["name"])] = copy.deepcopy(obj)
 
-    def get(self, name, ns="flux-system"):
+    def get(self, name, ns="flux-system", plural=PLURAL):
         with self._lock:
-            obj = self.objects.get((ns, name))
+            obj = self.objects.get((plural, ns, name))
             return copy.deepcopy(obj)
 
     def generate_list(self, count, make):
-        """A LIST of `count` objects made on demand by make(i), served in pages as asked."""
+        """A LIST of Kustomizations: `count` objects made on demand by make(i), served in pages as asked."""
         self.list_total = (count, make)
 
     # -- life cycle
@@ -667,10 +684,11 @@ class HostileServer:
 
     def _handle(self, req, answered):
         p = req.path.strip("/").split("/")
-        if req.method == "GET" and p == ["apis", GROUP]:
-            return 200, {"kind": "APIGroup", "apiVersion": "v1", "name": GROUP,
-                         "versions": [{"groupVersion": f"{GROUP}/{VERSION}", "version": VERSION}],
-                         "preferredVersion": {"groupVersion": f"{GROUP}/{VERSION}", "version": VERSION}}
+        for group, version, _ in KINDS.values():
+            if req.method == "GET" and p == ["apis", group]:
+                return 200, {"kind": "APIGroup", "apiVersion": "v1", "name": group,
+                             "versions": [{"groupVersion": f"{group}/{version}", "version": version}],
+                             "preferredVersion": {"groupVersion": f"{group}/{version}", "version": version}}
         if req.method == "POST" and len(p) == 5 and p[:3] == ["api", "v1", "namespaces"] and p[4] == "events":
             ev = req.json()
             name = ev.get("metadata", {}).get("name") if isinstance(ev, dict) and isinstance(ev.get("metadata"), dict) else None
@@ -680,36 +698,43 @@ class HostileServer:
                                             {"name": name, "kind": "events"})
                 self.events.append(ev)
             return 201, ev
-        if len(p) >= 6 and p[:3] == ["apis", GROUP, VERSION] and p[3] == "namespaces" and p[5] == PLURAL:
+        plural = p[-1] if len(p) in (4, 6) else p[-2] if len(p) == 7 else None
+        if plural not in KINDS or p[:3] != ["apis", *KINDS[plural][:2]]:
+            plural = None
+        if plural and len(p) == 4 and req.method == "GET":
+            return 200, self._list(plural, None, req.query)  # every namespace
+        if plural and len(p) >= 6 and p[3] == "namespaces":
             ns = p[4]
             if len(p) == 6 and req.method == "GET":
-                return 200, self._list(ns, req.query)
+                return 200, self._list(plural, ns, req.query)
             if len(p) == 7:
                 name = p[6]
+                group = KINDS[plural][0]
                 if req.method == "GET":
-                    obj = self.get(name, ns)
+                    obj = self.get(name, ns, plural)
                     if obj is None:
-                        return 404, status_body(404, "NotFound", f'{PLURAL}.{GROUP} "{name}" not found',
-                                                {"name": name, "group": GROUP, "kind": PLURAL})
+                        return 404, status_body(404, "NotFound", f'{plural}.{group} "{name}" not found',
+                                                {"name": name, "group": group, "kind": plural})
                     return 200, obj
                 if req.method == "PATCH":
-                    return self._patch(ns, name, req, answered)
+                    return self._patch(plural, ns, name, req, answered)
         return 404, status_body(404, "NotFound", "the server could not find the requested resource")
 
-    def _patch(self, ns, name, req, answered):
+    def _patch(self, plural, ns, name, req, answered):
         patch = req.json()
+        group = KINDS[plural][0]
         rec = {"name": name, "body": patch, "applied": False, "answered": answered}
         with self._lock:
             self.patches.append(rec)
-            obj = self.objects.get((ns, name))
+            obj = self.objects.get((plural, ns, name))
             if obj is None:
-                return 404, status_body(404, "NotFound", f'{PLURAL}.{GROUP} "{name}" not found')
+                return 404, status_body(404, "NotFound", f'{plural}.{group} "{name}" not found')
             if req.headers.get("content-type") != "application/merge-patch+json" or not isinstance(patch, dict):
                 return 415, status_body(415, "UnsupportedMediaType", "the body of the request was in an unknown format")
             want = (patch.get("metadata") or {}).get("resourceVersion") if isinstance(patch.get("metadata"), dict) else None
             have = obj.get("metadata", {}).get("resourceVersion") if isinstance(obj.get("metadata"), dict) else None
             if want is not None and want != have:
-                return 409, status_body(409, "Conflict", f'Operation cannot be fulfilled on {PLURAL}.{GROUP} "{name}": '
+                return 409, status_body(409, "Conflict", f'Operation cannot be fulfilled on {plural}.{group} "{name}": '
                                         "the object has been modified; please apply your changes to the latest "
                                         "version and try again")
             new = merge_patch(obj, patch)
@@ -721,7 +746,7 @@ class HostileServer:
                 new["metadata"]["generation"] = (gen if isinstance(gen, int) else 0) + 1
             if self.controller:
                 self._reconcile(new)
-            self.objects[(ns, name)] = new
+            self.objects[(plural, ns, name)] = new
             rec["applied"] = True
             return 200, copy.deepcopy(new)
 
@@ -745,7 +770,8 @@ class HostileServer:
                                  "lastTransitionTime": "2026-01-01T00:00:00Z"}]
         obj["status"] = status
 
-    def _list(self, ns, query):
+    def _list(self, plural, ns, query):
+        """A LIST of `plural` in namespace `ns`, or in every namespace (None)."""
         limit = int(query.get("limit", "0") or 0)
         start = 0
         if query.get("continue"):
@@ -754,13 +780,14 @@ class HostileServer:
         want = dict(part.split("=", 1) for part in selector.split(",") if "=" in part)
         with self._lock:
             self.list_pages.append((limit, query.get("continue")))
-        if self.list_total:
+        if self.list_total and plural == PLURAL:
             total, make = self.list_total
             end = total if not limit else min(total, start + limit)
             items = [make(i) for i in range(start, end)]
         else:
             with self._lock:
-                objs = [copy.deepcopy(o) for (n, _), o in sorted(self.objects.items()) if n == ns]
+                objs = [copy.deepcopy(o) for (r, n, _), o in sorted(self.objects.items())
+                        if r == plural and (ns is None or n == ns)]
             objs = [o for o in objs if all(o["metadata"].get("labels", {}).get(k) == v for k, v in want.items())]
             total = len(objs)
             end = total if not limit else min(total, start + limit)
@@ -769,7 +796,8 @@ class HostileServer:
         if end < total:
             meta["continue"] = base64.urlsafe_b64encode(json.dumps({"start": end}).encode()).decode()
             meta["remainingItemCount"] = total - end
-        return {"apiVersion": f"{GROUP}/{VERSION}", "kind": "KustomizationList", "metadata": meta, "items": items}
+        group, version, kind = KINDS[plural]
+        return {"apiVersion": f"{group}/{version}", "kind": f"{kind}List", "metadata": meta, "items": items}
 
     # -- what happened
     def applied_patches(self):

@@ -103,7 +103,7 @@ def _human_duration(seconds):
 
 
 class Fault:
-    def __init__(self, method, path_regex, count, status, retry_after, delay, action, body):
+    def __init__(self, method, path_regex, count, status, retry_after, delay, action, body, hook=None):
         if action not in (None, "reset", "reset-after", "hang", "garbage"):
             raise ValueError(f"unknown fault action {action!r}")
         self.method = method.upper()
@@ -114,6 +114,7 @@ class Fault:
         self.delay = delay
         self.action = action
         self.body = body
+        self.hook = hook
         self.hits = 0
 
     def matches(self, method, path):
@@ -330,6 +331,8 @@ class _Handler(http.server.BaseHTTPRequestHandler):
     def _apply_fault(self, fault, path):
         """Act out a fault; returns True when the request has been fully dealt with."""
         fake = self.server.fake
+        if fault.hook:
+            fault.hook()
         if fault.delay:
             fake._stopping.wait(fault.delay)
         if fault.action == "reset":
@@ -950,8 +953,13 @@ class FakeApiServer:
     # --- faults --------------------------------------------------------------------------------
 
     def add_fault(self, method="*", path_regex=".*", count=1, status=None, retry_after=None, delay=0,
-                  action=None, body=None):
-        fault = Fault(method, path_regex, count, status, retry_after, delay, action, body)
+                  action=None, body=None, hook=None):
+        """The next `count` requests matching `method` and `path_regex` are answered otherwise:
+        `status` (an API error of that code), `body`, or `action`, after `delay` seconds; with
+        none of these they are served as usual. `hook()` runs when the request has arrived and
+        before anything is decided or answered: a test makes something happen between a client's
+        reads and its writes there, in that order for certain, instead of racing it with a timer."""
+        fault = Fault(method, path_regex, count, status, retry_after, delay, action, body, hook)
         with self._lock:
             self._faults.append(fault)
         return fault
