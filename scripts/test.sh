@@ -81,8 +81,14 @@ pytest() {
   "$PY" -m pytest -q -p no:cacheprovider -n "${WINDOWCTL_TEST_JOBS:-3}" --durations=12 "$@"
 }
 
+# The C++ sources as .clang-format has them (clang-format-14 -i FILE... mends them).
+format_check() {
+  find src tests/fuzz tests/cron -name '*.cc' -o -name '*.h' | sort | xargs clang-format-14 --dry-run --Werror
+}
+
 echo "== phases (logs in $logs)"
 phase deps bash scripts/install-deps.sh --test
+phase format format_check
 
 group phase build bash scripts/build.sh
 group phase build-checked checked_build

@@ -76,7 +76,11 @@ Reason reason_from_status(std::string_view reason, int code) {
 }
 
 ApiError::ApiError(int code, Reason reason, std::string message, nlohmann::json details, std::optional<int> retry_after)
-    : std::runtime_error(message), code_(code), reason_(reason), message_(std::move(message)), details_(std::move(details)),
+    : std::runtime_error(message),
+      code_(code),
+      reason_(reason),
+      message_(std::move(message)),
+      details_(std::move(details)),
       retry_after_(retry_after) {}
 
 ApiError ApiError::from_response(int code, std::string_view body, const std::optional<std::string>& retry_after) {
@@ -87,7 +91,8 @@ ApiError ApiError::from_response(int code, std::string_view body, const std::opt
     if (ec == std::errc() && ptr == retry_after->data() + retry_after->size() && seconds >= 0) retry = seconds;
   }
   // Too deep to be a Status (json_read.h): read as the text a proxy might have sent.
-  auto status = json_depth(body) > kMaxJsonDepth ? nlohmann::json() : nlohmann::json::parse(body, nullptr, /*allow_exceptions=*/false);
+  auto status = json_depth(body) > kMaxJsonDepth ? nlohmann::json()
+                                                 : nlohmann::json::parse(body, nullptr, /*allow_exceptions=*/false);
   if (string_at(status, "kind") == "Status") {
     std::string message = string_at(status, "message");
     std::string reason_text = string_at(status, "reason");

@@ -36,9 +36,7 @@ std::string hostname() {
 }
 
 // How logs name a result: as its target's id() does.
-std::string label(const TargetResult& r) {
-  return object_label(r.show_kind ? r.kind : "", r.ns, r.name);
-}
+std::string label(const TargetResult& r) { return object_label(r.show_kind ? r.kind : "", r.ns, r.name); }
 
 }  // namespace
 
@@ -47,7 +45,9 @@ PlanInput Applier::input_for(const json& object, const PlanInput& in) const {
   auto now = std::chrono::system_clock::now();
   if (opt_.command->id == CommandId::kSync) {
     auto schedule = schedule_for(object, opt_.schedule);
-    if (!schedule) throw std::runtime_error(std::string("no window: pass --window or annotate the object with ") + kWindowAnnotation);
+    if (!schedule)
+      throw std::runtime_error(std::string("no window: pass --window or annotate the object with ") +
+                               kWindowAnnotation);
     SyncVerdict v = sync_verdict(read_state(object), is_open(*schedule, now), now);
     PlanInput out = in;
     out.action = v.action;
@@ -76,8 +76,8 @@ json event_subject(const Target& t, const json& answer) {
 void Applier::record_event(const KindVersion& kv, const Target& t, const json& object, const Decision& d) {
   if (d.event_reason.empty()) return;
   if (instance_.empty()) instance_ = hostname();
-  json event = make_event(*kv.kind, kv.version, event_subject(t, object), {d.event_reason, d.event_type, d.event_message, instance_},
-                          std::chrono::system_clock::now());
+  json event = make_event(*kv.kind, kv.version, event_subject(t, object),
+                          {d.event_reason, d.event_type, d.event_message, instance_}, std::chrono::system_clock::now());
   // Flux's alerts hear of it whether or not the core Event could be recorded.
   if (notifier_) notifier_->send(flux_event(event, window_word(d.outcome)));
   try {
@@ -128,7 +128,9 @@ TargetResult Applier::apply(const Work& w, const PlanInput& in) {
   for (int attempt = 0;; ++attempt) {
     try {
       if (!kv.discovery_error.empty()) throw std::runtime_error(kv.discovery_error);
-      json object = attempt == 0 && w.listed ? *w.listed : client_.call("GET", object_path(kind, version, w.target.ns, w.target.name));
+      json object = attempt == 0 && w.listed
+                        ? *w.listed
+                        : client_.call("GET", object_path(kind, version, w.target.ns, w.target.name));
       if (sent && patch_visible(object, *sent->patch)) return landed(object);
       sent.reset();
       Decision d = decide(object, input_for(object, in));
@@ -140,7 +142,8 @@ TargetResult Applier::apply(const Work& w, const PlanInput& in) {
         // resourceVersion is not one the API server sent: deciding on it and writing without the
         // precondition could overwrite what someone else just did.
         if (!d.patch->contains("/metadata/resourceVersion"_json_pointer)) {
-          throw std::runtime_error("the object as read has no resourceVersion, so no write can be conditional on it; nothing changed");
+          throw std::runtime_error(
+              "the object as read has no resourceVersion, so no write can be conditional on it; nothing changed");
         }
         std::string path = object_path(kind, version, w.target.ns, w.target.name) + "?fieldManager=windowctl";
         sent = d;

@@ -35,7 +35,8 @@ class Applier {
 
  private:
   PlanInput input_for(const nlohmann::json& object, const PlanInput& input) const;
-  void record_event(const KindVersion& kind, const Target& target, const nlohmann::json& answer, const Decision& decision);
+  void record_event(const KindVersion& kind, const Target& target, const nlohmann::json& answer,
+                    const Decision& decision);
   void notify_failed(const KindVersion& kind, const Target& target, const std::string& error);
 
   Client& client_;

@@ -38,7 +38,9 @@ struct Checker {
     out.push_back({id, severity, object, std::move(message)});
   }
 
-  static std::string who(const std::string& key) { return key.substr(0, key.find('/')) + " " + key.substr(key.find('/') + 1); }
+  static std::string who(const std::string& key) {
+    return key.substr(0, key.find('/')) + " " + key.substr(key.find('/') + 1);
+  }
 
   // WC001: dependsOn a windowed object from outside the window.
   void depends_on() {
@@ -54,8 +56,9 @@ struct Checker {
         std::string dep = object_key(kind, ns.empty() ? namespace_of(*obj) : ns, string_at(d, "name"));
         if (!m.windowed.count(dep)) continue;
         add("WC001", "error", key,
-            "depends on windowed " + who(dep) + ", so it stops reconciling whenever that window is closed: put it in the same window "
-            "(add it to the jobs' targets) or remove the dependsOn");
+            "depends on windowed " + who(dep) +
+                ", so it stops reconciling whenever that window is closed: put it in the same window "
+                "(add it to the jobs' targets) or remove the dependsOn");
       }
     }
   }
@@ -70,8 +73,9 @@ struct Checker {
         if (!spec || !field(*spec, "suspend")) continue;
         if (label_or_annotation(*obj, "kustomize.toolkit.fluxcd.io/reconcile") == "disabled") continue;
         add("WC002", "error", job.key,
-            "its target " + who(target) + " is applied with spec.suspend set, so the Kustomization that applies it undoes every close: "
-            "add --relabel to this job (or remove spec.suspend from that manifest)");
+            "its target " + who(target) +
+                " is applied with spec.suspend set, so the Kustomization that applies it undoes every close: "
+                "add --relabel to this job (or remove spec.suspend from that manifest)");
       }
     }
   }
@@ -85,8 +89,9 @@ struct Checker {
       std::string key = object_key("Kustomization", ns.empty() ? job.ns : ns, parent);
       if (!m.windowed.count(key)) continue;
       add("WC003", "warning", job.key,
-          "applied by " + who(key) + ", which a window suspends: changes to this job wait until the window opens; "
-          "apply the window jobs from a Kustomization that no window suspends");
+          "applied by " + who(key) +
+              ", which a window suspends: changes to this job wait until the window opens; "
+              "apply the window jobs from a Kustomization that no window suspends");
     }
   }
 
@@ -121,12 +126,14 @@ struct Checker {
   void schedule_rules(const WindowJob& job, const Schedule& s, const std::string& object, const std::string& source) {
     auto windows = next_windows(s, now, kMaxWindows);
     if (windows.empty()) {
-      add("WC005", "error", object, "the window (" + source + ") never opens in the next year: fix its cron, or its --deny/--freeze");
+      add("WC005", "error", object,
+          "the window (" + source + ") never opens in the next year: fix its cron, or its --deny/--freeze");
       return;
     }
     if (windows.size() == 1 && windows[0].starts_earlier && windows[0].ends_later) {
       add("WC004", "error", object,
-          "the window (" + source + ") is always open (its duration covers its whole period): shorten the duration so that it closes");
+          "the window (" + source +
+              ") is always open (its duration covers its whole period): shorten the duration so that it closes");
       return;
     }
     const auto& tick = runs(job);
@@ -139,15 +146,17 @@ struct Checker {
       ++missed;
       if (!first_missed) first_missed = w.start;
     }
-    std::string what = "the sync job's schedule \"" + job.schedule + "\"" + (job.time_zone.empty() ? "" : " in " + job.time_zone);
+    std::string what =
+        "the sync job's schedule \"" + job.schedule + "\"" + (job.time_zone.empty() ? "" : " in " + job.time_zone);
     if (missed == static_cast<int>(windows.size())) {
       add("WC005", "error", object,
-          "the window (" + source + ") never opens: " + what + " never runs while it is open; make the window longer than the "
-          "schedule's interval or run sync at the minutes the window opens");
+          "the window (" + source + ") never opens: " + what +
+              " never runs while it is open; make the window longer than the "
+              "schedule's interval or run sync at the minutes the window opens");
     } else if (missed > 0) {
       add("WC006", "warning", object,
-          std::to_string(missed) + " of the next " + std::to_string(windows.size()) + " windows (" + source + ", first at " +
-              format_local(*first_missed, s.allow.front().zone) + ") pass without a run of " + what +
+          std::to_string(missed) + " of the next " + std::to_string(windows.size()) + " windows (" + source +
+              ", first at " + format_local(*first_missed, s.allow.front().zone) + ") pass without a run of " + what +
               ", so they never open: make the window longer than the schedule's interval or align the two");
     }
   }
@@ -159,7 +168,8 @@ struct Checker {
       try {
         flags = parse_schedule({job.flags.windows, job.flags.denies, job.flags.freezes});
       } catch (const ConfigError& e) {
-        add("WC010", "error", job.key, std::string("every run fails: ") + e.what() + "; fix the expression in the job's args");
+        add("WC010", "error", job.key,
+            std::string("every run fails: ") + e.what() + "; fix the expression in the job's args");
         continue;
       }
       bool flags_used = false;
@@ -170,7 +180,8 @@ struct Checker {
           continue;
         }
         try {
-          if (auto s = schedule_for(*obj, flags)) schedule_rules(job, *s, target, std::string("annotation ") + kWindowAnnotation);
+          if (auto s = schedule_for(*obj, flags))
+            schedule_rules(job, *s, target, std::string("annotation ") + kWindowAnnotation);
         } catch (const ConfigError& e) {
           add("WC010", "error", target, std::string("sync fails on it: ") + e.what() + "; fix the annotation");
         }
@@ -191,8 +202,8 @@ struct Checker {
         if (!job_runs(close, CommandId::kClose) || close.suspended || !same_targets(open, close)) continue;
         if (open.time_zone != close.time_zone) {
           add("WC007", "error", close.key,
-              "spec.timeZone \"" + close.time_zone + "\" differs from \"" + open.time_zone + "\" of its open job " + open.key +
-                  ": set the same timeZone on both");
+              "spec.timeZone \"" + close.time_zone + "\" differs from \"" + open.time_zone + "\" of its open job " +
+                  open.key + ": set the same timeZone on both");
           continue;
         }
         pair_schedules(open, close);
@@ -205,12 +216,14 @@ struct Checker {
     const auto& c = runs(close);
     if (!o || !c) return;
     if (o->next.empty()) {
-      add("WC005", "error", open.key, "its schedule \"" + open.schedule + "\" never runs, so the window never opens: fix the schedule");
+      add("WC005", "error", open.key,
+          "its schedule \"" + open.schedule + "\" never runs, so the window never opens: fix the schedule");
       return;
     }
     if (next_starts(c->cron, c->zone, o->next.front(), 1).empty()) {
       add("WC008", "error", close.key,
-          "its schedule \"" + close.schedule + "\" never runs after its open job " + open.key + ", so the window never closes: fix the schedule");
+          "its schedule \"" + close.schedule + "\" never runs after its open job " + open.key +
+              ", so the window never closes: fix the schedule");
       return;
     }
     // Both lists start now, so a common run before the end of either is in both.
@@ -267,12 +280,14 @@ struct Checker {
           auto has = [&](const char* list, const std::string& v) {
             const json* l = field(r, list);
             if (!l || !l->is_array()) return false;
-            return std::any_of(l->begin(), l->end(), [&](const json& x) { return x.is_string() && (x == v || x == "*"); });
+            return std::any_of(l->begin(), l->end(),
+                               [&](const json& x) { return x.is_string() && (x == v || x == "*"); });
           };
           if (!has("apiGroups", group) || !has("resources", plural) || !has("verbs", verb)) continue;
           const json* rn = field(r, "resourceNames");
           if (!rn || !rn->is_array() || rn->empty()) names.insert("");
-          for (const auto& n : rn && rn->is_array() ? *rn : json::array()) if (n.is_string()) names.insert(n.get<std::string>());
+          for (const auto& n : rn && rn->is_array() ? *rn : json::array())
+            if (n.is_string()) names.insert(n.get<std::string>());
         }
       }
       return names;
@@ -292,8 +307,8 @@ struct Checker {
     if (!missing.empty()) {
       missing.pop_back();
       add("WC009", "error", job.key,
-          role_names + " in " + ns + " (bound to " + subject + ") does not grant get and patch on " + plural + " named" + missing +
-              ": add them to resourceNames (or drop resourceNames)");
+          role_names + " in " + ns + " (bound to " + subject + ") does not grant get and patch on " + plural +
+              " named" + missing + ": add them to resourceNames (or drop resourceNames)");
     }
     if (job.selector && ns == job.target_ns && !granted("list").count("")) {
       add("WC009", "error", job.key,
@@ -338,7 +353,8 @@ bool has_error(const std::vector<Finding>& findings) {
 std::string render_findings(const std::vector<Finding>& findings, bool as_json, const std::vector<JobTargets>& jobs) {
   if (as_json) {
     json list = json::array(), job_list = json::array();
-    for (const auto& f : findings) list.push_back({{"id", f.id}, {"severity", f.severity}, {"object", f.object}, {"message", f.message}});
+    for (const auto& f : findings)
+      list.push_back({{"id", f.id}, {"severity", f.severity}, {"object", f.object}, {"message", f.message}});
     for (const auto& j : jobs) {
       job_list.push_back(
           {{"object", j.object}, {"command", j.command}, {"windowing", j.windowing}, {"targets", j.targets}});
@@ -346,7 +362,8 @@ std::string render_findings(const std::vector<Finding>& findings, bool as_json, 
     return json{{"command", "check"}, {"findings", list}, {"jobs", job_list}}.dump(2) + "\n";
   }
   std::string out;
-  for (const auto& f : findings) out += f.severity + " " + f.id + " " + printable(f.object) + ": " + printable(f.message, 4096) + "\n";
+  for (const auto& f : findings)
+    out += f.severity + " " + f.id + " " + printable(f.object) + ": " + printable(f.message, 4096) + "\n";
   return out;
 }
 

@@ -31,7 +31,7 @@ struct JobSpec {
   const KindAdapter* kind = nullptr;  // of the selection
   std::string ns;                     // of the selection; "": every namespace (-A)
   std::string selector;
-  bool select = false;  // -l or --all
+  bool select = false;        // -l or --all
   std::vector<Target> named;  // each with its kind
 };
 
@@ -92,7 +92,8 @@ class Gatherer {
     if (!error.empty()) facts_.targets.push_back({"CronJobs in " + ns, read_of(error), error, nullptr});
     Manifests m = index_manifests(cronjobs);
     if (m.jobs.empty() && error.empty()) {
-      spdlog::warn("{}", "no window CronJobs (running windowctl open, close or sync) in namespace " + ns + ": nothing to check live");
+      spdlog::warn("{}", "no window CronJobs (running windowctl open, close or sync) in namespace " + ns +
+                             ": nothing to check live");
     }
     std::vector<JobSpec> specs;
     for (const auto& job : m.jobs) {
@@ -135,7 +136,8 @@ class Gatherer {
   }
 
   // Reads one target once, however many jobs name it; returns its key.
-  std::string read_target(const KindAdapter& kind, const std::string& ns, const std::string& name, const json* listed = nullptr) {
+  std::string read_target(const KindAdapter& kind, const std::string& ns, const std::string& name,
+                          const json* listed = nullptr) {
     std::string key = object_key(std::string(kind.kind), ns, name);
     if (!seen_.insert(key).second) return key;
     LiveTarget t{key, LiveRead::kFound, {}, nullptr};
@@ -169,12 +171,14 @@ class Gatherer {
     std::string cont;
     try {
       do {
-        std::string text = client_.fetch("GET", cont.empty() ? base : base + "&continue=" + http::query_escape(cont), nullptr,
-                                         "application/json", kMaxPageBytes);
+        std::string text = client_.fetch("GET", cont.empty() ? base : base + "&continue=" + http::query_escape(cont),
+                                         nullptr, "application/json", kMaxPageBytes);
         json page = json_depth(text) > kMaxJsonDepth ? json() : json::parse(text, nullptr, false);
         auto items = page.is_object() ? page.find("items") : page.end();
-        if (items == page.end() || !items->is_array()) throw std::runtime_error("bad response: the LIST answer has no list of items");
-        for (auto& item : *items) if (item.is_object()) each(std::move(item));
+        if (items == page.end() || !items->is_array())
+          throw std::runtime_error("bad response: the LIST answer has no list of items");
+        for (auto& item : *items)
+          if (item.is_object()) each(std::move(item));
         const json* meta = field(page, "metadata");
         cont = meta ? string_at(*meta, "continue") : "";
       } while (!cont.empty());
@@ -188,7 +192,8 @@ class Gatherer {
     std::string v = version(*spec.kind);
     std::string what = std::string(spec.kind->kind) + "s in " + (spec.ns.empty() ? "all namespaces" : spec.ns);
     if (v.empty() || (!spec.ns.empty() && !valid_namespace(spec.ns))) {
-      facts_.targets.push_back({what, LiveRead::kFailed, std::string(spec.kind->kind) + " is not served by this cluster", nullptr});
+      facts_.targets.push_back(
+          {what, LiveRead::kFailed, std::string(spec.kind->kind) + " is not served by this cluster", nullptr});
       return;
     }
     std::string base = collection_path(*spec.kind, v, spec.ns) + "?limit=500";
@@ -222,7 +227,8 @@ class Gatherer {
     }
   }
 
-  void review(const std::string& object, const char* verb, const KindAdapter& kind, const std::string& ns, const std::string& name) {
+  void review(const std::string& object, const char* verb, const KindAdapter& kind, const std::string& ns,
+              const std::string& name) {
     ask(object, verb, std::string(kind.group), std::string(kind.plural), ns, name);
   }
 
@@ -240,7 +246,8 @@ class Gatherer {
     attrs["resource"] = resource;
     if (!name.empty()) attrs["name"] = name;
     try {
-      auto answer = parse_access_review(client_.call("POST", "/apis/authorization.k8s.io/v1/selfsubjectaccessreviews", &body));
+      auto answer =
+          parse_access_review(client_.call("POST", "/apis/authorization.k8s.io/v1/selfsubjectaccessreviews", &body));
       if (answer) {
         r.allowed = answer->first;
         r.reason = printable(answer->second, 512);

@@ -45,7 +45,8 @@ std::optional<Container> windowctl_container(const json& cronjob) {
     auto command = strings(field(c, "command"));
     auto args = strings(field(c, "args"));
     bool runs_it = !command.empty() && command.front().ends_with("windowctl");
-    if (!runs_it && string_at(c, "name") != "windowctl" && string_at(c, "image").find("windowctl") == std::string::npos) {
+    if (!runs_it && string_at(c, "name") != "windowctl" &&
+        string_at(c, "image").find("windowctl") == std::string::npos) {
       continue;
     }
     std::vector<std::string> argv;

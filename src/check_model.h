@@ -25,17 +25,17 @@ struct WindowJob {
   const nlohmann::json* object = nullptr;  // the CronJob
   std::string key;                         // CronJob/ns/name
   std::string ns, name;
-  std::string command;                     // open, close or sync: an alias reads as its command
-  Flags flags;                             // its args
-  std::string args_problem;                // non-empty: windowctl refuses the args (exit 2 every run)
-  const KindAdapter* kind = nullptr;       // --kind
-  std::string target_ns;                   // of names without one and of -l/--all
-  std::vector<Target> named;               // names then --targets; Target::kind nullptr: --kind
-  std::optional<LabelSelector> selector;   // -l (--all: the empty one); nullopt: it lists nothing
+  std::string command;                    // open, close or sync: an alias reads as its command
+  Flags flags;                            // its args
+  std::string args_problem;               // non-empty: windowctl refuses the args (exit 2 every run)
+  const KindAdapter* kind = nullptr;      // --kind
+  std::string target_ns;                  // of names without one and of -l/--all
+  std::vector<Target> named;              // names then --targets; Target::kind nullptr: --kind
+  std::optional<LabelSelector> selector;  // -l (--all: the empty one); nullopt: it lists nothing
   bool suspended = false;
-  std::string schedule, time_zone;         // spec.schedule, spec.timeZone
+  std::string schedule, time_zone;  // spec.schedule, spec.timeZone
   std::string service_account = "default";
-  std::set<std::string> targets;           // Kind/ns/name: named, or selected among the input
+  std::set<std::string> targets;  // Kind/ns/name: named, or selected among the input
   bool windowing() const { return !suspended && args_problem.empty() && (command == "close" || command == "sync"); }
 };
 

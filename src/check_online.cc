@@ -87,14 +87,16 @@ std::vector<Finding> check_live(const LiveFacts& facts) {
     out.push_back({id, severity, object, std::move(message)});
   };
   auto target = [&](const std::string& key) -> const LiveTarget* {
-    for (const auto& t : facts.targets) if (t.key == key) return &t;
+    for (const auto& t : facts.targets)
+      if (t.key == key) return &t;
     return nullptr;
   };
 
   for (const auto& t : facts.targets) {
     std::string named_by;
     for (const auto& j : facts.jobs) {
-      if (!j.key.empty() && std::count(j.targets.begin(), j.targets.end(), t.key)) named_by += (named_by.empty() ? "" : ", ") + j.key;
+      if (!j.key.empty() && std::count(j.targets.begin(), j.targets.end(), t.key))
+        named_by += (named_by.empty() ? "" : ", ") + j.key;
     }
     std::string by = named_by.empty() ? "" : " (a target of " + named_by + ")";
     switch (t.read) {
@@ -102,21 +104,23 @@ std::vector<Finding> check_live(const LiveFacts& facts) {
         add("WC012", "error", t.key, "does not exist" + by + ": fix the name in the job's args, or create it");
         continue;
       case LiveRead::kForbidden:
-        add("WC013", "error", t.key, "cannot be read" + by + ", so nothing else about it was checked: " + t.error +
-                                         "; grant read access (get, list) to whoever runs check");
+        add("WC013", "error", t.key,
+            "cannot be read" + by + ", so nothing else about it was checked: " + t.error +
+                "; grant read access (get, list) to whoever runs check");
         continue;
       case LiveRead::kFailed:
         add("WC013", "error", t.key, "cannot be read" + by + ": " + t.error + "; run check again");
         continue;
-      case LiveRead::kFound:
-        break;
+      case LiveRead::kFound: break;
     }
     ObjectState st = read_state(t.object);
     if (st.suspended && !st.marked) {
-      std::string quoted = st.flux_reason.empty() ? "" : " (reason: \"" + st.flux_reason.substr(0, kQuotedReasonMax) + "\")";
+      std::string quoted =
+          st.flux_reason.empty() ? "" : " (reason: \"" + st.flux_reason.substr(0, kQuotedReasonMax) + "\")";
       add("WC014", "warning", t.key,
-          "held: suspended by someone else, not windowctl" + quoted + by + ", so open leaves it suspended: run `windowctl adopt --targets " +
-              t.key + "` to hand it to the window, or resume it");
+          "held: suspended by someone else, not windowctl" + quoted + by +
+              ", so open leaves it suspended: run `windowctl adopt --targets " + t.key +
+              "` to hand it to the window, or resume it");
     }
   }
 
@@ -124,7 +128,8 @@ std::vector<Finding> check_live(const LiveFacts& facts) {
     if (!job.time_zone.empty() && facts.server && *facts.server < std::pair{1, 27}) {
       add("WC011", "error", job.key,
           "spec.timeZone \"" + job.time_zone + "\" needs Kubernetes 1.27 (the server is " + facts.server_text +
-              "): older servers drop the field or gate it, and the job runs in the controller's zone; remove timeZone and write "
+              "): older servers drop the field or gate it, and the job runs in the controller's zone; remove timeZone "
+              "and write "
               "the schedule in UTC, or upgrade");
     }
     if (job.key.empty() || !job.windowing || job.relabel) continue;
@@ -135,14 +140,15 @@ std::vector<Finding> check_live(const LiveFacts& facts) {
       if (parent.empty() || equals_lower(label_or_annotation(t->object, kReconcileLabel), "disabled")) continue;
       add("WC002", "error", job.key,
           "its target " + who(key) + " has spec.suspend applied by " + parent +
-              " (kustomize-controller owns the field), which undoes every close: add --relabel to this job (or remove spec.suspend "
+              " (kustomize-controller owns the field), which undoes every close: add --relabel to this job (or remove "
+              "spec.suspend "
               "from that manifest)");
     }
   }
 
   for (const auto& r : facts.reviews) {
-    std::string what = r.verb + " " + r.resource + (r.group.empty() ? "" : "." + r.group) + (r.name.empty() ? "" : " named " + r.name) +
-                       " in namespace " + r.ns;
+    std::string what = r.verb + " " + r.resource + (r.group.empty() ? "" : "." + r.group) +
+                       (r.name.empty() ? "" : " named " + r.name) + " in namespace " + r.ns;
     const std::string& object = r.object;
     if (!r.allowed) {
       add("WC015", "warning", object, "could not ask the server whether the caller may " + what + ": " + r.error);

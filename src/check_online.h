@@ -28,12 +28,12 @@ struct LiveTarget {
 
 // A window job as found in the cluster, or the target flags of the check itself (key "").
 struct LiveJob {
-  std::string key;  // CronJob/ns/name, or "" for the flags
+  std::string key;         // CronJob/ns/name, or "" for the flags
   bool windowing = false;  // close or sync, not suspended: its targets are windowed
   bool relabel = false;
-  std::string time_zone;               // spec.timeZone
-  std::vector<std::string> targets;    // keys into LiveFacts::targets
-  std::string command;                 // open, close or sync
+  std::string time_zone;             // spec.timeZone
+  std::vector<std::string> targets;  // keys into LiveFacts::targets
+  std::string command;               // open, close or sync
 };
 
 // One SelfSubjectAccessReview: may the caller do `verb` on it?

@@ -21,8 +21,10 @@ json ks(json metadata = json::object(), json spec = json::object()) {
 // An object whose spec.suspend the parent Kustomization `flux-system` applies.
 json parent_applied(json labels = {{"kustomize.toolkit.fluxcd.io/name", "flux-system"},
                                    {"kustomize.toolkit.fluxcd.io/namespace", "flux-system"}}) {
-  json managed = json::array({{{"manager", "kustomize-controller"}, {"operation", "Apply"},
-                               {"fieldsV1", {{"f:spec", {{"f:suspend", json::object()}, {"f:path", json::object()}}}}}}});
+  json managed =
+      json::array({{{"manager", "kustomize-controller"},
+                    {"operation", "Apply"},
+                    {"fieldsV1", {{"f:spec", {{"f:suspend", json::object()}, {"f:path", json::object()}}}}}}});
   return ks({{"labels", labels}, {"managedFields", managed}}, {{"suspend", false}});
 }
 
@@ -62,7 +64,8 @@ TEST_CASE("parse_access_review: status.allowed must be a boolean; the reason com
   CHECK_FALSE(a->first);
   CHECK(a->second == "no RBAC policy matched");
   CHECK(parse_access_review({{"status", {{"allowed", true}}}})->first);
-  CHECK(parse_access_review({{"status", {{"allowed", false}, {"evaluationError", "webhook down"}}}})->second == "webhook down");
+  CHECK(parse_access_review({{"status", {{"allowed", false}, {"evaluationError", "webhook down"}}}})->second ==
+        "webhook down");
   CHECK_FALSE(parse_access_review({{"status", {{"allowed", "true"}}}}).has_value());
   CHECK_FALSE(parse_access_review({{"status", "x"}}).has_value());
   CHECK_FALSE(parse_access_review(json()).has_value());
@@ -99,11 +102,13 @@ TEST_CASE("check_live: WC012 missing, WC013 unreadable; nothing else is said abo
 }
 
 TEST_CASE("check_live: WC014 a target suspended by someone else, with the adopt hint; windowctl's own is fine") {
-  auto held = check_live(one_target(ks({{"annotations", {{"suspend.toolkit.fluxcd.io/reason", "incident 42"}}}}, {{"suspend", true}})));
+  auto held = check_live(
+      one_target(ks({{"annotations", {{"suspend.toolkit.fluxcd.io/reason", "incident 42"}}}}, {{"suspend", true}})));
   CHECK(ids(held) == std::vector<std::string>{"WC014 warning " + kApps});
   CHECK(held[0].message.find("windowctl adopt --targets " + kApps) != std::string::npos);
   CHECK(held[0].message.find("incident 42") != std::string::npos);
-  CHECK(check_live(one_target(ks({{"annotations", {{"windowctl.io/suspended-by", "windowctl"}}}}, {{"suspend", true}}))).empty());
+  CHECK(check_live(one_target(ks({{"annotations", {{"windowctl.io/suspended-by", "windowctl"}}}}, {{"suspend", true}})))
+            .empty());
 }
 
 TEST_CASE("check_live: WC002 a parent applies spec.suspend and the windowing job does not relabel") {
@@ -151,18 +156,23 @@ TEST_CASE("check_live: WC011 spec.timeZone on a server older than 1.27") {
   CHECK(check_live(f).empty());
 }
 
-TEST_CASE("check_live: WC015 a denied verb is an error naming verb, resource and namespace; a failed review a warning") {
+TEST_CASE(
+    "check_live: WC015 a denied verb is an error naming verb, resource and namespace; a failed review a warning") {
   auto f = one_target(ks());
-  f.reviews.push_back({kJob, "get", "kustomize.toolkit.fluxcd.io", "kustomizations", "flux-system", "apps", true, "", ""});
+  f.reviews.push_back(
+      {kJob, "get", "kustomize.toolkit.fluxcd.io", "kustomizations", "flux-system", "apps", true, "", ""});
   CHECK(check_live(f).empty());
-  f.reviews.push_back({kJob, "patch", "kustomize.toolkit.fluxcd.io", "kustomizations", "flux-system", "apps", false, "no rule", ""});
+  f.reviews.push_back(
+      {kJob, "patch", "kustomize.toolkit.fluxcd.io", "kustomizations", "flux-system", "apps", false, "no rule", ""});
   f.reviews.push_back({kJob, "create", "", "events", "apps-ns", "", false, "", ""});
-  f.reviews.push_back({kJob, "list", "kustomize.toolkit.fluxcd.io", "kustomizations", "flux-system", "", std::nullopt, "", "timeout: x"});
+  f.reviews.push_back({kJob, "list", "kustomize.toolkit.fluxcd.io", "kustomizations", "flux-system", "", std::nullopt,
+                       "", "timeout: x"});
   auto out = check_live(f);
   // Sorted by object, id, then message: "could not ask" first.
   REQUIRE(ids(out) == std::vector<std::string>{"WC015 warning " + kJob, "WC015 error " + kJob, "WC015 error " + kJob});
   std::string all = out[1].message + "\n" + out[2].message;
-  CHECK(all.find("may not patch kustomizations.kustomize.toolkit.fluxcd.io named apps in namespace flux-system (no rule)") !=
+  CHECK(all.find(
+            "may not patch kustomizations.kustomize.toolkit.fluxcd.io named apps in namespace flux-system (no rule)") !=
         std::string::npos);
   CHECK(all.find("may not create events in namespace apps-ns") != std::string::npos);
   CHECK(out[0].message.find("timeout: x") != std::string::npos);

@@ -16,22 +16,32 @@ const SysTime kNow = at("2026-01-05T00:00:00Z");  // a Monday
 
 json cronjob(const std::string& name, std::vector<std::string> args, const std::string& schedule = "0 8 * * 1",
              const std::string& zone = "Europe/Zurich", bool suspend = false) {
-  json c = {{"name", "windowctl"}, {"image", "registry.example.com/windowctl:1"}, {"args", args},
-            {"env", {{{"name", "FLUX_SYSTEM_NAMESPACE"}, {"valueFrom", {{"fieldRef", {{"fieldPath", "metadata.namespace"}}}}}}}}};
+  json c = {
+      {"name", "windowctl"},
+      {"image", "registry.example.com/windowctl:1"},
+      {"args", args},
+      {"env",
+       {{{"name", "FLUX_SYSTEM_NAMESPACE"}, {"valueFrom", {{"fieldRef", {{"fieldPath", "metadata.namespace"}}}}}}}}};
   json pod = {{"serviceAccountName", "windowctl"}, {"containers", json::array({c})}};
   json job_template = {{"spec", {{"template", {{"spec", pod}}}}}};
   json spec = {{"schedule", schedule}, {"suspend", suspend}, {"jobTemplate", job_template}};
   if (!zone.empty()) spec["timeZone"] = zone;
-  return {{"apiVersion", "batch/v1"}, {"kind", "CronJob"}, {"metadata", {{"name", name}, {"namespace", "flux-system"}}}, {"spec", spec}};
+  return {{"apiVersion", "batch/v1"},
+          {"kind", "CronJob"},
+          {"metadata", {{"name", name}, {"namespace", "flux-system"}}},
+          {"spec", spec}};
 }
 
 json ks(const std::string& name, json spec = json::object(), json labels = json::object()) {
-  return {{"apiVersion", "kustomize.toolkit.fluxcd.io/v1"}, {"kind", "Kustomization"},
-          {"metadata", {{"name", name}, {"namespace", "flux-system"}, {"labels", labels}}}, {"spec", spec}};
+  return {{"apiVersion", "kustomize.toolkit.fluxcd.io/v1"},
+          {"kind", "Kustomization"},
+          {"metadata", {{"name", name}, {"namespace", "flux-system"}, {"labels", labels}}},
+          {"spec", spec}};
 }
 
 json role(json rules) {
-  json binding = {{"kind", "RoleBinding"}, {"metadata", {{"name", "windowctl"}, {"namespace", "flux-system"}}},
+  json binding = {{"kind", "RoleBinding"},
+                  {"metadata", {{"name", "windowctl"}, {"namespace", "flux-system"}}},
                   {"roleRef", {{"apiGroup", "rbac.authorization.k8s.io"}, {"kind", "Role"}, {"name", "windowctl"}}},
                   {"subjects", {{{"kind", "ServiceAccount"}, {"name", "windowctl"}, {"namespace", "flux-system"}}}}};
   json r = {{"kind", "Role"}, {"metadata", {{"name", "windowctl"}, {"namespace", "flux-system"}}}, {"rules", rules}};
@@ -62,9 +72,10 @@ const std::vector<std::string> kOpen = {"open", "--kustomizations", "apps", "--s
 }  // namespace
 
 TEST_CASE("check: a sound weekly window has no findings") {
-  auto fs = check_objects(objs({cronjob("open", kOpen, "0 8 * * 1"), cronjob("close", kClose, "0 17 * * 4"), ks("apps"),
-                                ks("infra"), cronjob("emergency", {"open", "--kustomizations", "apps", "--for", "2h"}, "0 0 31 2 *", "Etc/UTC", true)}),
-                          kNow);
+  auto fs = check_objects(
+      objs({cronjob("open", kOpen, "0 8 * * 1"), cronjob("close", kClose, "0 17 * * 4"), ks("apps"), ks("infra"),
+            cronjob("emergency", {"open", "--kustomizations", "apps", "--for", "2h"}, "0 0 31 2 *", "Etc/UTC", true)}),
+      kNow);
   CHECK(fs.empty());
   CHECK(!has_error(fs));
   CHECK(render_findings(fs, false).empty());
@@ -72,12 +83,16 @@ TEST_CASE("check: a sound weekly window has no findings") {
 }
 
 TEST_CASE("check model: args, namespaces and selectors") {
-  auto m = index_manifests(objs({cronjob("c", {"close", "--kustomizations=a, other/b", "-nteam", "--relabel", "--reason", "--all"}),
-                                 cronjob("s", {"sync", "-l", "tier in (rw),!frozen", "--kind", "hr", "--window", "0 8 * * * for 1h"}),
-                                 cronjob("x", {"schedule", "--window", "0 8 * * * for 1h"}),
-                                 {{"kind", "HelmRelease"}, {"metadata", {{"name", "h1"}, {"namespace", "flux-system"}, {"labels", {{"tier", "rw"}}}}}},
-                                 {{"kind", "HelmRelease"}, {"metadata", {{"name", "h2"}, {"namespace", "flux-system"}, {"labels", {{"tier", "rw"}, {"frozen", "y"}}}}}},
-                                 {{"kind", "HelmRelease"}, {"metadata", {{"name", "h3"}, {"namespace", "other"}, {"labels", {{"tier", "rw"}}}}}}}));
+  auto m = index_manifests(objs(
+      {cronjob("c", {"close", "--kustomizations=a, other/b", "-nteam", "--relabel", "--reason", "--all"}),
+       cronjob("s", {"sync", "-l", "tier in (rw),!frozen", "--kind", "hr", "--window", "0 8 * * * for 1h"}),
+       cronjob("x", {"schedule", "--window", "0 8 * * * for 1h"}),
+       {{"kind", "HelmRelease"},
+        {"metadata", {{"name", "h1"}, {"namespace", "flux-system"}, {"labels", {{"tier", "rw"}}}}}},
+       {{"kind", "HelmRelease"},
+        {"metadata", {{"name", "h2"}, {"namespace", "flux-system"}, {"labels", {{"tier", "rw"}, {"frozen", "y"}}}}}},
+       {{"kind", "HelmRelease"},
+        {"metadata", {{"name", "h3"}, {"namespace", "other"}, {"labels", {{"tier", "rw"}}}}}}}));
   REQUIRE(m.jobs.size() == 2);
   CHECK(m.jobs[0].flags.relabel);
   CHECK(!m.jobs[0].flags.all);  // "--all" was the value of --reason
@@ -120,9 +135,9 @@ TEST_CASE("check model: -l is read and matched as the API server does") {
   using S = std::set<std::string>;
   CHECK(targets_of({"close", "-l", "tier>1"}) == S{"Kustomization/flux-system/two", "Kustomization/flux-system/ten"});
   CHECK(targets_of({"close", "-l", "tier<3"}) == S{"Kustomization/flux-system/one", "Kustomization/flux-system/two"});
-  CHECK(targets_of({"close", "-l", "tier!=2"}) ==
-        S{"Kustomization/flux-system/one", "Kustomization/flux-system/ten", "Kustomization/flux-system/word",
-          "Kustomization/flux-system/none"});
+  CHECK(targets_of({"close", "-l", "tier!=2"}) == S{"Kustomization/flux-system/one", "Kustomization/flux-system/ten",
+                                                    "Kustomization/flux-system/word",
+                                                    "Kustomization/flux-system/none"});
   CHECK(targets_of({"close", "-l", "!tier"}) == S{"Kustomization/flux-system/none"});
   CHECK(targets_of({"close", "-l", "tier in (1,x)"}) ==
         S{"Kustomization/flux-system/one", "Kustomization/flux-system/word"});
@@ -180,27 +195,36 @@ TEST_CASE("WC001: a Kustomization outside the window depends on one inside") {
                           ks("web", {{"dependsOn", {{{"name", "apps"}}}}})});
   CHECK(ids(check_objects(triggering, kNow)) == std::vector<std::string>{"WC001 Kustomization/flux-system/web"});
   // In the window itself, or depending on something else, or in another namespace: fine.
-  auto clean = objs({cronjob("open", {"open", "--kustomizations", "apps,web"}), cronjob("close", {"close", "--kustomizations", "apps,web"}, "0 17 * * 4"),
-                     ks("apps"), ks("web", {{"dependsOn", {{{"name", "apps"}}}}}),
+  auto clean = objs({cronjob("open", {"open", "--kustomizations", "apps,web"}),
+                     cronjob("close", {"close", "--kustomizations", "apps,web"}, "0 17 * * 4"), ks("apps"),
+                     ks("web", {{"dependsOn", {{{"name", "apps"}}}}}),
                      ks("x", {{"dependsOn", {{{"name", "apps"}, {"namespace", "other"}}, {{"name", "infra"}}}}})});
   CHECK(check_objects(clean, kNow).empty());
 }
 
 TEST_CASE("WC002: a target applied with spec.suspend needs --relabel") {
-  auto triggering = objs({cronjob("open", kOpen), cronjob("close", kClose, "0 17 * * 4"), ks("apps", {{"suspend", false}})});
+  auto triggering =
+      objs({cronjob("open", kOpen), cronjob("close", kClose, "0 17 * * 4"), ks("apps", {{"suspend", false}})});
   auto fs = check_objects(triggering, kNow);
   CHECK(ids(fs) == std::vector<std::string>{"WC002 CronJob/flux-system/close"});
   CHECK(fs[0].severity == "error");
   CHECK(fs[0].message.find("--relabel") != std::string::npos);
   auto relabel = kClose;
   relabel.push_back("--relabel");
-  CHECK(check_objects(objs({cronjob("open", kOpen), cronjob("close", relabel, "0 17 * * 4"), ks("apps", {{"suspend", false}})}), kNow).empty());
-  CHECK(check_objects(objs({cronjob("open", kOpen), cronjob("close", kClose, "0 17 * * 4"), ks("apps", {{"interval", "10m"}})}), kNow).empty());
+  CHECK(check_objects(
+            objs({cronjob("open", kOpen), cronjob("close", relabel, "0 17 * * 4"), ks("apps", {{"suspend", false}})}),
+            kNow)
+            .empty());
+  CHECK(check_objects(
+            objs({cronjob("open", kOpen), cronjob("close", kClose, "0 17 * * 4"), ks("apps", {{"interval", "10m"}})}),
+            kNow)
+            .empty());
 }
 
 TEST_CASE("WC003: window jobs applied by a Kustomization their window suspends (a warning)") {
   auto job = cronjob("close", kClose, "0 17 * * 4");
-  job["metadata"]["labels"] = {{"kustomize.toolkit.fluxcd.io/name", "apps"}, {"kustomize.toolkit.fluxcd.io/namespace", "flux-system"}};
+  job["metadata"]["labels"] = {{"kustomize.toolkit.fluxcd.io/name", "apps"},
+                               {"kustomize.toolkit.fluxcd.io/namespace", "flux-system"}};
   auto fs = check_objects(objs({cronjob("open", kOpen), job}), kNow);
   CHECK(ids(fs) == std::vector<std::string>{"WC003 CronJob/flux-system/close"});
   CHECK(fs[0].severity == "warning");
@@ -211,7 +235,8 @@ TEST_CASE("WC003: window jobs applied by a Kustomization their window suspends (
 
 TEST_CASE("WC004/WC005/WC006: sync windows against the sync job's tick") {
   auto sync = [](const std::string& window, const std::string& tick = "*/5 * * * *") {
-    return check_objects(objs({cronjob("sync", {"sync", "--kustomizations", "apps", "--window", window}, tick, "Etc/UTC")}), kNow);
+    return check_objects(
+        objs({cronjob("sync", {"sync", "--kustomizations", "apps", "--window", window}, tick, "Etc/UTC")}), kNow);
   };
   CHECK(sync("0 8 * * MON for 81h in Europe/Zurich").empty());
   CHECK(sync("7 * * * * for 5m").empty());  // :07-:12 holds :10
@@ -222,40 +247,53 @@ TEST_CASE("WC004/WC005/WC006: sync windows against the sync job's tick") {
   CHECK(missed[0].message.find("never runs while it is open") != std::string::npos);
   // Daily at 08:07 for 3m, but on Mondays at 08:00: only the Monday windows are caught.
   auto some = check_objects(
-      objs({cronjob("sync", {"sync", "--all", "--window", "7 8 * * * for 3m", "--window", "0 8 * * MON for 3m"}, "*/5 * * * *", "")}), kNow);
+      objs({cronjob("sync", {"sync", "--all", "--window", "7 8 * * * for 3m", "--window", "0 8 * * MON for 3m"},
+                    "*/5 * * * *", "")}),
+      kNow);
   CHECK(ids(some) == std::vector<std::string>{"WC006 CronJob/flux-system/sync"});
   CHECK(some[0].severity == "warning");
   // A suspended sync job is not checked; an invalid window is.
-  CHECK(check_objects(objs({cronjob("sync", {"sync", "--all", "--window", "7 * * * * for 3m"}, "*/5 * * * *", "", true)}), kNow).empty());
+  CHECK(check_objects(
+            objs({cronjob("sync", {"sync", "--all", "--window", "7 * * * * for 3m"}, "*/5 * * * *", "", true)}), kNow)
+            .empty());
   CHECK(ids(sync("0 8 * * * for 1x")) == std::vector<std::string>{"WC010 CronJob/flux-system/sync"});
   // A target's own window annotation replaces the flags for it.
   auto annotated = ks("apps");
   annotated["metadata"]["annotations"] = {{"windowctl.io/window", "7 * * * * for 3m"}};
-  auto fs = check_objects(objs({cronjob("sync", {"sync", "--kustomizations", "apps", "--window", "0 8 * * * for 1h"}, "*/5 * * * *", ""), annotated}), kNow);
+  auto fs = check_objects(
+      objs({cronjob("sync", {"sync", "--kustomizations", "apps", "--window", "0 8 * * * for 1h"}, "*/5 * * * *", ""),
+            annotated}),
+      kNow);
   CHECK(ids(fs) == std::vector<std::string>{"WC005 Kustomization/flux-system/apps"});
 }
 
 TEST_CASE("WC007/WC008: an open/close pair") {
-  CHECK(ids(check_objects(objs({cronjob("open", kOpen, "0 8 * * 1"), cronjob("close", kClose, "0 17 * * 4", "Etc/UTC")}), kNow)) ==
+  CHECK(ids(check_objects(
+            objs({cronjob("open", kOpen, "0 8 * * 1"), cronjob("close", kClose, "0 17 * * 4", "Etc/UTC")}), kNow)) ==
         std::vector<std::string>{"WC007 CronJob/flux-system/close"});
-  CHECK(ids(check_objects(objs({cronjob("open", kOpen, "0 8 * * 1", ""), cronjob("close", kClose, "0 17 * * 4", "")}), kNow)).empty());
+  CHECK(ids(check_objects(objs({cronjob("open", kOpen, "0 8 * * 1", ""), cronjob("close", kClose, "0 17 * * 4", "")}),
+                          kNow))
+            .empty());
   CHECK(ids(check_objects(objs({cronjob("open", kOpen, "0 8 * * 1"), cronjob("close", kClose, "0 8 * * *")}), kNow)) ==
         std::vector<std::string>{"WC008 CronJob/flux-system/close"});
   CHECK(ids(check_objects(objs({cronjob("open", kOpen, "0 8 * * 1"), cronjob("close", kClose, "0 0 31 2 *")}), kNow)) ==
         std::vector<std::string>{"WC008 CronJob/flux-system/close"});
-  CHECK(ids(check_objects(objs({cronjob("open", kOpen, "0 0 30 2 *"), cronjob("close", kClose, "0 17 * * 4")}), kNow)) ==
-        std::vector<std::string>{"WC005 CronJob/flux-system/open"});
+  CHECK(ids(check_objects(objs({cronjob("open", kOpen, "0 0 30 2 *"), cronjob("close", kClose, "0 17 * * 4")}),
+                          kNow)) == std::vector<std::string>{"WC005 CronJob/flux-system/open"});
   // Different targets are different windows.
   auto other = kClose;
   other[2] = "batch";
-  CHECK(check_objects(objs({cronjob("open", kOpen, "0 8 * * 1"), cronjob("close", other, "0 8 * * 1", "Etc/UTC")}), kNow).empty());
+  CHECK(
+      check_objects(objs({cronjob("open", kOpen, "0 8 * * 1"), cronjob("close", other, "0 8 * * 1", "Etc/UTC")}), kNow)
+          .empty());
 }
 
 TEST_CASE("WC009: the bound Role must cover the targets") {
-  json pinned = {{{"apiGroups", {"kustomize.toolkit.fluxcd.io"}}, {"resources", {"kustomizations"}}, {"resourceNames", {"apps"}}, {"verbs", {"get", "patch"}}}};
-  auto two = [](const std::string& names) {
-    return std::vector<std::string>{"close", "--kustomizations", names};
-  };
+  json pinned = {{{"apiGroups", {"kustomize.toolkit.fluxcd.io"}},
+                  {"resources", {"kustomizations"}},
+                  {"resourceNames", {"apps"}},
+                  {"verbs", {"get", "patch"}}}};
+  auto two = [](const std::string& names) { return std::vector<std::string>{"close", "--kustomizations", names}; };
   CHECK(check_objects(objs({cronjob("close", two("apps"), "0 17 * * 4"), role(pinned)}), kNow).empty());
   auto fs = check_objects(objs({cronjob("close", two("apps,web"), "0 17 * * 4"), role(pinned)}), kNow);
   REQUIRE(ids(fs) == std::vector<std::string>{"WC009 CronJob/flux-system/close"});
@@ -275,11 +313,13 @@ TEST_CASE("WC009: the bound Role must cover the targets") {
 }
 
 TEST_CASE("check output: text and JSON") {
-  std::vector<Finding> fs = {{"WC003", "warning", "CronJob/ns/a", "x\ny"}, {"WC001", "error", "Kustomization/ns/b", "m"}};
+  std::vector<Finding> fs = {{"WC003", "warning", "CronJob/ns/a", "x\ny"},
+                             {"WC001", "error", "Kustomization/ns/b", "m"}};
   CHECK(has_error(fs));
   CHECK(render_findings(fs, false) == "warning WC003 CronJob/ns/a: x y\nerror WC001 Kustomization/ns/b: m\n");
   auto j = json::parse(render_findings(fs, true));
-  CHECK(j["findings"][1] == json{{"id", "WC001"}, {"severity", "error"}, {"object", "Kustomization/ns/b"}, {"message", "m"}});
+  CHECK(j["findings"][1] ==
+        json{{"id", "WC001"}, {"severity", "error"}, {"object", "Kustomization/ns/b"}, {"message", "m"}});
   CHECK(j["jobs"] == json::array());
   std::vector<JobTargets> jobs = {{"CronJob/ns/close", "close", true, {"Kustomization/ns/b"}}};
   CHECK(render_findings(fs, false, jobs) == render_findings(fs, false));  // the text has no jobs
@@ -302,19 +342,22 @@ TEST_CASE("check_objects: the window jobs and their targets, sorted") {
 TEST_CASE("a job's args are read by windowctl's own command line") {
   // Names as arguments, the alias suspend, and global flags before the command.
   const json rt = ks("apps-rt", {{"dependsOn", {{{"name", "apps"}}}}});
-  for (const std::vector<std::string>& args : {std::vector<std::string>{"close", "apps", "--scheduled"},
-                                               std::vector<std::string>{"suspend", "apps"},
-                                               std::vector<std::string>{"--log-format", "json", "-n", "flux-system", "close", "apps"}}) {
+  for (const std::vector<std::string>& args :
+       {std::vector<std::string>{"close", "apps", "--scheduled"}, std::vector<std::string>{"suspend", "apps"},
+        std::vector<std::string>{"--log-format", "json", "-n", "flux-system", "close", "apps"}}) {
     CAPTURE(args.front());
-    auto found = check_objects(objs({ks("apps"), rt, cronjob("close", args, "0 17 * * 4"), cronjob("open", kOpen)}), kNow);
+    auto found =
+        check_objects(objs({ks("apps"), rt, cronjob("close", args, "0 17 * * 4"), cronjob("open", kOpen)}), kNow);
     CHECK(ids(found) == std::vector<std::string>{"WC001 Kustomization/flux-system/apps-rt"});
   }
   // Args the binary refuses: every run is exit 2, which check says, and nothing else about the job.
-  auto bad = check_objects(objs({ks("apps"), cronjob("close", {"close", "apps", "--bogus"}, "0 17 * * 4"), cronjob("open", kOpen)}), kNow);
+  auto bad = check_objects(
+      objs({ks("apps"), cronjob("close", {"close", "apps", "--bogus"}, "0 17 * * 4"), cronjob("open", kOpen)}), kNow);
   REQUIRE(ids(bad) == std::vector<std::string>{"WC010 CronJob/flux-system/close"});
   CHECK(bad[0].message.find("--bogus") != std::string::npos);
   // Refused after parsing, as the job itself would be: --all with a name.
-  auto both = check_objects(objs({ks("apps"), cronjob("close", {"close", "--all", "apps"}, "0 17 * * 4"), cronjob("open", kOpen)}), kNow);
+  auto both = check_objects(
+      objs({ks("apps"), cronjob("close", {"close", "--all", "apps"}, "0 17 * * 4"), cronjob("open", kOpen)}), kNow);
   REQUIRE(ids(both) == std::vector<std::string>{"WC010 CronJob/flux-system/close"});
   CHECK(both[0].message.find("--all selects every object") != std::string::npos);
 }

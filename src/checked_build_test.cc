@@ -2,13 +2,13 @@
 // builds exist to catch what the release build lets through, so a flag that turns their
 // assertions off must break them rather than make them quietly weaker.
 #include <doctest/doctest.h>
-#include <nlohmann/json.hpp>
 #include <signal.h>
 #include <sys/wait.h>
 #include <unistd.h>
 
 #include <cstdlib>
 #include <functional>
+#include <nlohmann/json.hpp>
 #include <vector>
 
 #ifdef NDEBUG

@@ -13,21 +13,25 @@ namespace {
 constexpr const char* kGlobal = "Global flags (before or after the command)";
 
 // A repeatable option whose values are kept whole (commas are split later, where they mean a list).
-CLI::Option* add_list(CLI::App* cmd, const char* name, std::vector<std::string>& into, const std::string& help, const char* type) {
+CLI::Option* add_list(CLI::App* cmd, const char* name, std::vector<std::string>& into, const std::string& help,
+                      const char* type) {
   return cmd->add_option(name, into, help)->type_name(type)->delimiter('\0');
 }
 
 CLI::IsMember member_of(std::string_view flag) { return CLI::IsMember(fixed_values(flag)); }
 
 void add_globals(CLI::App* cmd, Flags& f) {
-  cmd->add_option("-n,--namespace", f.ns, "Namespace of names without one and of -l/--all (default: $FLUX_SYSTEM_NAMESPACE, else flux-system)")
+  cmd->add_option("-n,--namespace", f.ns,
+                  "Namespace of names without one and of -l/--all (default: $FLUX_SYSTEM_NAMESPACE, else flux-system)")
       ->type_name("NS")
       ->group(kGlobal);
   cmd->add_option("-o,--output", f.output, "Output: text or json")->check(member_of("--output"))->group(kGlobal);
   cmd->add_option("--kubeconfig", f.kubeconfig, "Path to a kubeconfig (else $KUBECONFIG, in-cluster, ~/.kube/config)")
       ->type_name("PATH")
       ->group(kGlobal);
-  cmd->add_option("--context", f.context, "kubeconfig context to use (default: its current-context)")->type_name("NAME")->group(kGlobal);
+  cmd->add_option("--context", f.context, "kubeconfig context to use (default: its current-context)")
+      ->type_name("NAME")
+      ->group(kGlobal);
   cmd->add_option("--request-timeout", f.request_timeout, "Timeout of one API request, connect included (0: none)")
       ->type_name("DURATION")
       ->group(kGlobal);
@@ -39,17 +43,25 @@ void add_globals(CLI::App* cmd, Flags& f) {
 
 void add_targets(CLI::App* cmd, Flags& f, bool writes) {
   cmd->add_option("NAME", f.args, "Targets of --kind: NAME or NAMESPACE/NAME (as --kustomizations)")->type_name("");
-  add_list(cmd, "--kustomizations", f.names, "Objects of --kind: NAME or NAMESPACE/NAME, comma-separated, repeatable", "NAMES");
-  add_list(cmd, "--targets", f.targets, "Objects of any kind: KIND/NAME or KIND/NAMESPACE/NAME, comma-separated, repeatable", "TARGETS");
-  cmd->add_option("-l,--selector", f.selector, "Label selector, as kubectl's (window=rw,tier in (web,api))")->type_name("SELECTOR");
+  add_list(cmd, "--kustomizations", f.names, "Objects of --kind: NAME or NAMESPACE/NAME, comma-separated, repeatable",
+           "NAMES");
+  add_list(cmd, "--targets", f.targets,
+           "Objects of any kind: KIND/NAME or KIND/NAMESPACE/NAME, comma-separated, repeatable", "TARGETS");
+  cmd->add_option("-l,--selector", f.selector, "Label selector, as kubectl's (window=rw,tier in (web,api))")
+      ->type_name("SELECTOR");
   cmd->add_flag("--all", f.all, "Every object of --kind in the namespace");
-  cmd->add_flag("-A,--all-namespaces", f.all_namespaces, "-l, --all (and status) in every namespace (needs cluster-wide RBAC)");
-  cmd->add_option("--kind", f.kind, "Kind of names, -l and --all: " + kinds_help() + "; also the plural, short names and KIND.GROUP, any case")
+  cmd->add_flag("-A,--all-namespaces", f.all_namespaces,
+                "-l, --all (and status) in every namespace (needs cluster-wide RBAC)");
+  cmd->add_option(
+         "--kind", f.kind,
+         "Kind of names, -l and --all: " + kinds_help() + "; also the plural, short names and KIND.GROUP, any case")
       ->type_name("KIND");
-  cmd->add_option("--api-version", f.api_version, "API version to use instead of discovering it (v1, v1beta2, v2)")->type_name("VERSION");
+  cmd->add_option("--api-version", f.api_version, "API version to use instead of discovering it (v1, v1beta2, v2)")
+      ->type_name("VERSION");
   if (writes) {
     cmd->add_flag("--dry-run", f.dry_run, "Print the plan (object, current state, patch) and write nothing");
-    cmd->add_option("--reason", f.reason, "Why: recorded on the object (Flux's suspend reason too) and in its Event")->type_name("TEXT");
+    cmd->add_option("--reason", f.reason, "Why: recorded on the object (Flux's suspend reason too) and in its Event")
+        ->type_name("TEXT");
     cmd->add_option("--notify", f.notify,
                     "Also send each change to Flux's notification-controller, so Alerts announce it (URL default: " +
                         std::string(kDefaultNotifyUrl) + ")")
@@ -63,7 +75,8 @@ void add_schedule(CLI::App* cmd, Flags& f, bool required) {
   auto* w = add_list(cmd, "--window", f.windows, expr + ": when changes may happen", "EXPR");
   if (required) w->required();
   add_list(cmd, "--deny", f.denies, expr + ": never inside these (wins over --window)", "EXPR");
-  add_list(cmd, "--freeze", f.freezes, "FROM/TO (RFC 3339), repeatable: closed, whatever else says (wins over all)", "FROM/TO");
+  add_list(cmd, "--freeze", f.freezes, "FROM/TO (RFC 3339), repeatable: closed, whatever else says (wins over all)",
+           "FROM/TO");
 }
 
 std::string examples(const std::string& program, std::initializer_list<std::pair<const char*, const char*>> lines) {
@@ -86,8 +99,8 @@ const std::vector<std::string>& fixed_values(std::string_view flag) {
 }
 
 bool is_global_flag(std::string_view name, bool* takes_value) {
-  static constexpr std::string_view kWithValue[] = {"-n", "--namespace", "-o", "--output", "--kubeconfig", "--context",
-                                                   "--request-timeout", "--log-format"};
+  static constexpr std::string_view kWithValue[] = {
+      "-n", "--namespace", "-o", "--output", "--kubeconfig", "--context", "--request-timeout", "--log-format"};
   static constexpr std::string_view kWithout[] = {"-v", "--verbose"};
   for (auto f : kWithValue) {
     if (name == f) return *takes_value = true;
@@ -179,13 +192,19 @@ CommandLine::CommandLine(std::string program) : program_(std::move(program)), ap
 
   auto* close = subcommand(CommandId::kClose);
   add_targets(close, f, writes(CommandId::kClose));
-  close->add_flag("--relabel", f.relabel, "Also set kustomize.toolkit.fluxcd.io/reconcile=disabled, so a parent Kustomization leaves them alone");
-  close->add_option("--for", f.override_for, "Keep them closed this long even if the window says open (sync honours it)")
+  close->add_flag(
+      "--relabel", f.relabel,
+      "Also set kustomize.toolkit.fluxcd.io/reconcile=disabled, so a parent Kustomization leaves them alone");
+  close
+      ->add_option("--for", f.override_for, "Keep them closed this long even if the window says open (sync honours it)")
       ->type_name("DURATION");
-  close->add_flag("--scheduled", f.scheduled, "A scheduled run: an unexpired open/close --for override wins, an expired one is dropped");
-  close->footer(examples(p, {{"Close the window of the Kustomization apps-rw in flux-system", "close apps-rw"},
-                             {"Mixed kinds, with a reason flux get shows", "close --targets helmrelease/apps/podinfo,imageupdateautomation/flux-system --reason \"release freeze\""},
-                             {"Every Kustomization labelled window=rw, in every namespace", "close -A -l window=rw"}}));
+  close->add_flag("--scheduled", f.scheduled,
+                  "A scheduled run: an unexpired open/close --for override wins, an expired one is dropped");
+  close->footer(examples(
+      p, {{"Close the window of the Kustomization apps-rw in flux-system", "close apps-rw"},
+          {"Mixed kinds, with a reason flux get shows",
+           "close --targets helmrelease/apps/podinfo,imageupdateautomation/flux-system --reason \"release freeze\""},
+          {"Every Kustomization labelled window=rw, in every namespace", "close -A -l window=rw"}}));
 
   auto* open = subcommand(CommandId::kOpen);
   add_targets(open, f, writes(CommandId::kOpen));
@@ -193,18 +212,21 @@ CommandLine::CommandLine(std::string program) : program_(std::move(program)), ap
   open->add_flag("--force", f.force, "Also resume objects suspended by someone else");
   open->add_option("--for", f.override_for, "Keep them open this long even if the window says closed (sync honours it)")
       ->type_name("DURATION");
-  open->add_flag("--scheduled", f.scheduled, "A scheduled run: an unexpired open/close --for override wins, an expired one is dropped");
+  open->add_flag("--scheduled", f.scheduled,
+                 "A scheduled run: an unexpired open/close --for override wins, an expired one is dropped");
   open->add_flag("--fail-on-held", f.fail_on_held, "Exit 1 when a target is held (suspended by someone else)");
   open->add_flag("--wait", f.wait, "Wait until Flux has reconciled the targets and they are Ready");
   open->add_option("--timeout", f.timeout, "How long --wait waits")->type_name("DURATION");
   open->add_option("--poll-interval", f.poll_interval, "How often --wait reads the targets")->group("");
   open->footer(examples(p, {{"Open the window of apps-rw and wait until Flux has applied it", "open apps-rw --wait"},
-                            {"Emergency open for 2 hours (the scheduled jobs leave it open)", "open apps-rw --for 2h --reason \"INC-1234 hotfix\""}}));
+                            {"Emergency open for 2 hours (the scheduled jobs leave it open)",
+                             "open apps-rw --for 2h --reason \"INC-1234 hotfix\""}}));
 
   auto* relabel = subcommand(CommandId::kRelabel);
   add_targets(relabel, f, writes(CommandId::kRelabel));
   relabel->add_option("--reconcile", f.reconcile, "enabled or disabled")->required()->check(member_of("--reconcile"));
-  relabel->footer(examples(p, {{"Let a parent Kustomization leave apps-rw alone", "relabel apps-rw --reconcile disabled"}}));
+  relabel->footer(
+      examples(p, {{"Let a parent Kustomization leave apps-rw alone", "relabel apps-rw --reconcile disabled"}}));
 
   auto* adopt = subcommand(CommandId::kAdopt);
   add_targets(adopt, f, writes(CommandId::kAdopt));
@@ -216,32 +238,43 @@ CommandLine::CommandLine(std::string program) : program_(std::move(program)), ap
   sync->add_flag("--relabel", f.relabel, "Also set kustomize.toolkit.fluxcd.io/reconcile to enabled/disabled");
   sync->add_flag("--force", f.force, "When opening, also resume objects suspended by someone else");
   sync->add_flag("--fail-on-held", f.fail_on_held, "Exit 1 when a target is held (suspended by someone else)");
-  sync->footer(examples(p, {{"Monday 08:00 to Thursday 17:00, Zurich wall clock", "sync apps-rw --window \"0 8 * * MON to 0 17 * * THU in Europe/Zurich\""},
-                            {"Each object's own windowctl.io/window annotation, every Kustomization labelled window=rw", "sync -l window=rw"}}));
+  sync->footer(examples(p, {{"Monday 08:00 to Thursday 17:00, Zurich wall clock",
+                             "sync apps-rw --window \"0 8 * * MON to 0 17 * * THU in Europe/Zurich\""},
+                            {"Each object's own windowctl.io/window annotation, every Kustomization labelled window=rw",
+                             "sync -l window=rw"}}));
 
   auto* schedule = subcommand(CommandId::kSchedule);
   add_schedule(schedule, f, true);
   schedule->add_option("--at", f.at, "Evaluate at this RFC 3339 instant instead of now")->type_name("TIME");
   schedule->add_option("--count", f.count, "How many windows to list")->check(CLI::Range(1, 100000));
   add_globals(schedule, f);
-  schedule->footer(examples(p, {{"The next 3 windows of a weekday morning window", "schedule --window \"0 8 * * MON-FRI for 4h in Europe/Zurich\" --count 3"}}));
+  schedule->footer(examples(p, {{"The next 3 windows of a weekday morning window",
+                                 "schedule --window \"0 8 * * MON-FRI for 4h in Europe/Zurich\" --count 3"}}));
 
   auto* status = subcommand(CommandId::kStatus);
   add_targets(status, f, writes(CommandId::kStatus));
   add_schedule(status, f, false);
-  status->add_flag("--fail-on-held", f.fail_on_held, "Exit 1 when a target is suspended by someone else (open would hold it)");
-  status->footer(examples(p, {{"Every Kustomization in flux-system", "status"}, {"Every HelmRelease in the cluster", "status -A --kind hr"}}));
+  status->add_flag("--fail-on-held", f.fail_on_held,
+                   "Exit 1 when a target is suspended by someone else (open would hold it)");
+  status->footer(examples(p, {{"Every Kustomization in flux-system", "status"},
+                              {"Every HelmRelease in the cluster", "status -A --kind hr"}}));
 
   auto* check = subcommand(CommandId::kCheck);
-  check->add_option("-f,--filename", f.files, "Manifests: a YAML file, a directory (its *.yaml, *.yml) or - (stdin), repeatable")
+  check
+      ->add_option("-f,--filename", f.files,
+                   "Manifests: a YAML file, a directory (its *.yaml, *.yml) or - (stdin), repeatable")
       ->type_name("PATH");
   add_targets(check, f, writes(CommandId::kCheck));
-  check->add_option("--at", f.at, "Evaluate windows from this RFC 3339 instant instead of now (the same findings every run)")
+  check
+      ->add_option("--at", f.at,
+                   "Evaluate windows from this RFC 3339 instant instead of now (the same findings every run)")
       ->type_name("TIME");
-  check->footer(examples(p, {{"What flux build would apply (offline)", "check -f <(flux build kustomization flux-system --path ./clusters/prod)"},
+  check->footer(examples(p, {{"What flux build would apply (offline)",
+                              "check -f <(flux build kustomization flux-system --path ./clusters/prod)"},
                              {"A kustomize overlay (offline)", "check -f <(kubectl kustomize clusters/prod)"},
                              {"Every window CronJob in flux-system, against the cluster", "check"},
-                             {"Live targets, as the job's ServiceAccount would act on them", "check apps-rw --targets helmrelease/apps/podinfo"}}));
+                             {"Live targets, as the job's ServiceAccount would act on them",
+                              "check apps-rw --targets helmrelease/apps/podinfo"}}));
 
   auto* version = subcommand(CommandId::kVersion);
   add_globals(version, f);
@@ -260,7 +293,8 @@ CommandLine::CommandLine(std::string program) : program_(std::move(program)), ap
 
   // A list's captured default is "[]", which says nothing; only defaults with a value show.
   for (CLI::App* sub : app.get_subcommands([](CLI::App*) { return true; })) {
-    for (CLI::Option* o : sub->get_options([](CLI::Option* o) { return o->get_default_str() == "[]"; })) o->default_str("");
+    for (CLI::Option* o : sub->get_options([](CLI::Option* o) { return o->get_default_str() == "[]"; }))
+      o->default_str("");
   }
 }
 
@@ -291,7 +325,8 @@ std::string CommandLine::flags_problem() const {
   if (f.reason.size() > 1024) return "--reason is longer than 1024 characters";
   // It is written into annotations and Events, which are JSON: UTF-8 only.
   if (!valid_utf8(f.reason)) return "--reason is not valid UTF-8";
-  if (f.scheduled && !f.override_for.empty()) return "--scheduled and --for exclude each other: a scheduled run never sets an override";
+  if (f.scheduled && !f.override_for.empty())
+    return "--scheduled and --for exclude each other: a scheduled run never sets an override";
   return {};
 }
 
@@ -322,7 +357,8 @@ std::optional<int> CommandLine::parse(std::vector<std::string> args, std::ostrea
   if (first < args.size() && args[first] != "--" && !find_command(args[first])) {
     std::string list;
     for (const auto& name : command_names(false)) list += (list.empty() ? "" : ", ") + name;
-    return usage_error("unknown command \"" + args[first].substr(0, 64) + "\" (commands: " + list + "; see '" + program_ + " help')");
+    return usage_error("unknown command \"" + args[first].substr(0, 64) + "\" (commands: " + list + "; see '" +
+                       program_ + " help')");
   }
   // `--notify` alone asks for the default receiver. The next argument is its URL only when it
   // is one ("://" cannot be in a Kubernetes name); otherwise it is a target name.

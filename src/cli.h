@@ -41,7 +41,9 @@ struct Flags {
   std::string topic, shell;
 
   // Any of names, --targets, -l or --all.
-  bool selects_targets() const { return !args.empty() || !names.empty() || !targets.empty() || !selector.empty() || all; }
+  bool selects_targets() const {
+    return !args.empty() || !names.empty() || !targets.empty() || !selector.empty() || all;
+  }
   // This run reads the cluster: its command needs one, or check has more to go on than -f files.
   bool needs_cluster() const {
     return command && (command->needs == Needs::kCluster ||

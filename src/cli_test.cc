@@ -112,9 +112,9 @@ TEST_CASE("help, version and usage errors end the run with their exit codes") {
 
 TEST_CASE("every --help shows the defaults") {
   Parse h({"help", "open"});
-  CHECK(h.out.str().find("5m") != std::string::npos);              // --timeout
-  CHECK(h.out.str().find("Kustomization") != std::string::npos);   // --kind
-  CHECK(h.out.str().find("30s") != std::string::npos);             // --request-timeout
+  CHECK(h.out.str().find("5m") != std::string::npos);             // --timeout
+  CHECK(h.out.str().find("Kustomization") != std::string::npos);  // --kind
+  CHECK(h.out.str().find("30s") != std::string::npos);            // --request-timeout
 }
 
 TEST_CASE("the flags hoisted before a command are exactly those in the global group") {

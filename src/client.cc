@@ -25,8 +25,10 @@ Client::Client(Config config, ClientOptions options)
     : config_(std::move(config)), options_(std::move(options)), rng_(std::random_device{}()) {
   if (config_.credentials.exec) load_exec_credential();
   if (config_.insecure_skip_tls_verify) {
-    spdlog::warn("TLS verification is DISABLED for {} (insecure-skip-tls-verify): anyone on the path can read the token and fake the answers",
-                 config_.server);
+    spdlog::warn(
+        "TLS verification is DISABLED for {} (insecure-skip-tls-verify): anyone on the path can read the token and "
+        "fake the answers",
+        config_.server);
   }
   TlsSettings tls;
   tls.ca_pem = config_.ca_pem;
@@ -99,7 +101,8 @@ http::Response Client::exchange(const http::Request& request, const std::string&
       *extra = consumed < n;
       break;
     }
-    if (r == http::ResponseParser::Result::kError) throw TransportError(TransportError::Kind::kProtocol, "malformed HTTP response: " + parser.error());
+    if (r == http::ResponseParser::Result::kError)
+      throw TransportError(TransportError::Kind::kProtocol, "malformed HTTP response: " + parser.error());
   }
   return std::move(parser.response());
 }
@@ -122,7 +125,8 @@ http::Response Client::round_trip(const http::Request& request, std::size_t max_
       // changed). One that did speak TLS earlier in this run and now refuses it is a server
       // failing mid-run: the request fails, as any other, and what was done stays reported.
       if (refused_by_tls(e) && stats_.handshakes > 0) {
-        throw TransportError(TransportError::Kind::kTls, std::string(e.what()) + " (it completed a handshake earlier in this run)");
+        throw TransportError(TransportError::Kind::kTls,
+                             std::string(e.what()) + " (it completed a handshake earlier in this run)");
       }
       throw;
     }
@@ -163,7 +167,8 @@ std::string Client::fetch(std::string_view method, const std::string& path, cons
   std::uniform_real_distribution<double> jitter(0.0, 1.0);
   for (int attempt = 1;; ++attempt) {
     request.headers = {{"User-Agent", options_.user_agent}, {"Accept", "application/json"}};
-    if (!config_.credentials.token.empty()) request.headers.emplace_back("Authorization", "Bearer " + config_.credentials.token);
+    if (!config_.credentials.token.empty())
+      request.headers.emplace_back("Authorization", "Bearer " + config_.credentials.token);
     if (body) {
       request.headers.emplace_back("Content-Type", std::string(content_type));
       request.body = body->dump();
@@ -185,7 +190,9 @@ std::string Client::fetch(std::string_view method, const std::string& path, cons
       bool transient = e.kind == TransportError::Kind::kConnect || e.kind == TransportError::Kind::kTimeout ||
                        e.kind == TransportError::Kind::kReset;
       if (transient && backoff(std::nullopt, e.what())) continue;
-      if (transient && attempt > 1) throw TransportError(e.kind, std::string(e.what()) + " (gave up after " + std::to_string(attempt) + " attempts)");
+      if (transient && attempt > 1)
+        throw TransportError(e.kind,
+                             std::string(e.what()) + " (gave up after " + std::to_string(attempt) + " attempts)");
       throw;
     }
     spdlog::debug("{} {} -> {} ({}ms)", method, path, response.status, elapsed().count());

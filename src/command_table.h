@@ -15,7 +15,17 @@ namespace windowctl {
 
 // A row's identity, for the code that belongs to one command: its flags (cli.cc), its path.
 enum class CommandId : std::uint8_t {
-  kClose, kOpen, kRelabel, kAdopt, kSync, kSchedule, kStatus, kCheck, kVersion, kCompletion, kHelp,
+  kClose,
+  kOpen,
+  kRelabel,
+  kAdopt,
+  kSync,
+  kSchedule,
+  kStatus,
+  kCheck,
+  kVersion,
+  kCompletion,
+  kHelp,
 };
 
 // What a command reads before it can run. A client is built (kubeconfig read, exec plugin run)

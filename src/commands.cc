@@ -72,7 +72,8 @@ bool status(Client& client, const CommandOptions& opt, Resolution& res) {
       const KindAdapter& kind = kind_of(w.target, opt);
       const KindVersion kv = res.version_for(kind, opt);
       if (!kv.discovery_error.empty()) throw std::runtime_error(kv.discovery_error);
-      json object = w.listed ? *w.listed : client.call("GET", object_path(kind, kv.version, w.target.ns, w.target.name));
+      json object =
+          w.listed ? *w.listed : client.call("GET", object_path(kind, kv.version, w.target.ns, w.target.name));
       StatusRow r = status_row(kind, object);
       r.show_kind = w.target.kind != nullptr;
       // The row is about the target asked for, whatever name the answer carries.
@@ -170,16 +171,16 @@ int run_offline(const CommandLine& cli, const Build& build, SysTime at) {
   switch (f.command->id) {
     case CommandId::kVersion:
       if (json_output) {
-        std::cout << json{{"command", std::string(f.command->name)}, {"version", std::string(build.version)},
-                          {"commit", std::string(build.commit)}}.dump(2)
+        std::cout << json{{"command", std::string(f.command->name)},
+                          {"version", std::string(build.version)},
+                          {"commit", std::string(build.commit)}}
+                         .dump(2)
                   << "\n";
       } else {
         std::cout << "windowctl " << build.version << " (commit " << build.commit << ")\n";
       }
       return kExitOk;
-    case CommandId::kCompletion:
-      std::cout << completion_script(cli.app(), f.shell);
-      return kExitOk;
+    case CommandId::kCompletion: std::cout << completion_script(cli.app(), f.shell); return kExitOk;
     case CommandId::kSchedule:
       std::cout << render_schedule(parse_schedule({f.windows, f.denies, f.freezes}), at, f.count,
                                    json_output ? OutputFormat::kJson : OutputFormat::kText);
@@ -193,15 +194,13 @@ int run_offline(const CommandLine& cli, const Build& build, SysTime at) {
       if (findings.empty()) spdlog::info("no findings in {} object{}", objects.size(), objects.size() == 1 ? "" : "s");
       return has_error(findings) ? kExitFailed : kExitOk;
     }
-    case CommandId::kHelp:
-      return kExitOk;  // answered by CommandLine::parse
+    case CommandId::kHelp: return kExitOk;  // answered by CommandLine::parse
     case CommandId::kClose:
     case CommandId::kOpen:
     case CommandId::kRelabel:
     case CommandId::kAdopt:
     case CommandId::kSync:
-    case CommandId::kStatus:
-      break;
+    case CommandId::kStatus: break;
   }
   throw std::logic_error(std::string(f.command->name) + " has no run without the cluster");
 }

@@ -28,10 +28,10 @@ struct CommandOptions {
   std::vector<std::string> kind_targets;  // --targets: KIND/[NAMESPACE/]NAME, each of its own kind
   std::string selector;
   bool all = false;
-  bool all_namespaces = false;  // -A: -l, --all and status list every namespace
-  std::string ns;  // resolved default namespace
+  bool all_namespaces = false;        // -A: -l, --all and status list every namespace
+  std::string ns;                     // resolved default namespace
   const KindAdapter* kind = nullptr;  // --kind: of --kustomizations, -l and --all
-  std::string api_version;  // --api-version (of `kind`); empty: discover
+  std::string api_version;            // --api-version (of `kind`); empty: discover
   bool force = false;
   bool relabel = false;
   std::string label_value;  // relabel --reconcile
@@ -43,10 +43,10 @@ struct CommandOptions {
   std::chrono::milliseconds poll_interval{std::chrono::seconds(1)};
   std::string reason;
   std::chrono::milliseconds override_for{0};  // open/close --for: keep that state until now + this
-  std::string identity;                        // recorded as override-by
+  std::string identity;                       // recorded as override-by
   OutputFormat output = OutputFormat::kText;
-  Schedule schedule;  // sync, status: --window/--deny/--freeze (objects' annotations win)
-  std::optional<NotifyEndpoint> notify;         // --notify: changes also go to Flux's alerts
+  Schedule schedule;                     // sync, status: --window/--deny/--freeze (objects' annotations win)
+  std::optional<NotifyEndpoint> notify;  // --notify: changes also go to Flux's alerts
   std::chrono::milliseconds notify_timeout{5000};
   ClientOptions client;  // --request-timeout, the User-Agent (notifications carry it too)
 };

@@ -85,7 +85,8 @@ std::string bash(const std::vector<Subcommand>& commands) {
       "  [[ $COMP_CWORD -gt 0 ]] && prev=\"${COMP_WORDS[COMP_CWORD-1]}\"\n"
       "  for ((i = 1; i < COMP_CWORD; i++)); do\n"
       "    case \"${COMP_WORDS[i]}\" in\n"
-      "      " + join(words, "|") + ")\n";
+      "      " +
+      join(words, "|") + ")\n";
   s += "        cmd=\"${COMP_WORDS[i]}\"; break ;;\n"
        "    esac\n"
        "  done\n"
@@ -97,7 +98,8 @@ std::string bash(const std::vector<Subcommand>& commands) {
     for (const auto& f : c.flags) {
       if (!f.takes_value) continue;
       for (const auto& n : f.names) {
-        if (std::none_of(seen.begin(), seen.end(), [&](const auto& p) { return p.first == n; })) seen.emplace_back(n, f.values);
+        if (std::none_of(seen.begin(), seen.end(), [&](const auto& p) { return p.first == n; }))
+          seen.emplace_back(n, f.values);
       }
     }
   }
@@ -113,7 +115,8 @@ std::string bash(const std::vector<Subcommand>& commands) {
   }
   s += "  esac\n"
        "  case \"$cmd\" in\n"
-       "    \"\") opts=\"" + join(words) + " --version --help\" ;;\n";
+       "    \"\") opts=\"" +
+       join(words) + " --version --help\" ;;\n";
   for (const auto& c : commands) {
     std::vector<std::string> names = {c.name};
     names.insert(names.end(), c.aliases.begin(), c.aliases.end());
@@ -148,15 +151,18 @@ std::string fish(const std::vector<Subcommand>& commands) {
     words.insert(words.end(), c.aliases.begin(), c.aliases.end());
   }
   const std::string all = join(words);
-  std::string s = "# windowctl completion fish > ~/.config/fish/completions/windowctl.fish\n"
-                  "complete -c windowctl -f\n"
-                  "complete -c kubectl-windowctl -w windowctl\n"
-                  "complete -c windowctl -n 'not __fish_seen_subcommand_from " + all + "' -l version -d 'Print the version and commit'\n";
+  std::string s =
+      "# windowctl completion fish > ~/.config/fish/completions/windowctl.fish\n"
+      "complete -c windowctl -f\n"
+      "complete -c kubectl-windowctl -w windowctl\n"
+      "complete -c windowctl -n 'not __fish_seen_subcommand_from " +
+      all + "' -l version -d 'Print the version and commit'\n";
   for (const auto& c : commands) {
     std::vector<std::string> names = {c.name};
     names.insert(names.end(), c.aliases.begin(), c.aliases.end());
     for (const auto& n : names) {
-      s += "complete -c windowctl -n 'not __fish_seen_subcommand_from " + all + "' -a " + n + " -d " + fish_quote(c.help) + "\n";
+      s += "complete -c windowctl -n 'not __fish_seen_subcommand_from " + all + "' -a " + n + " -d " +
+           fish_quote(c.help) + "\n";
     }
     const std::string when = "-n '__fish_seen_subcommand_from " + join(names) + "'";
     if (!c.arguments.empty()) s += "complete -c windowctl " + when + " -a " + fish_quote(c.arguments) + "\n";

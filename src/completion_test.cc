@@ -25,7 +25,8 @@ TEST_CASE("scripts follow the command line's definition") {
   }
   CHECK(has(completion_script(cli.app(), "zsh"), "#compdef windowctl"));
   CHECK(has(completion_script(cli.app(), "bash"), "complete -F _windowctl windowctl kubectl-windowctl"));
-  CHECK(has(completion_script(cli.app(), "fish"), "complete -c windowctl -n '__fish_seen_subcommand_from close suspend' -s o -l output -x -a 'text json'"));
+  CHECK(has(completion_script(cli.app(), "fish"),
+            "complete -c windowctl -n '__fish_seen_subcommand_from close suspend' -s o -l output -x -a 'text json'"));
 }
 
 TEST_CASE("a flag without a value does not swallow the next word's completion") {

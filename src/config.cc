@@ -1,15 +1,15 @@
 #include "config.h"
 
+#include <openssl/evp.h>
+#include <sys/stat.h>
+
 #include <cerrno>
 #include <charconv>
 #include <cstdlib>
 #include <cstring>
 #include <fstream>
-#include <sstream>
-#include <sys/stat.h>
-
 #include <nlohmann/json.hpp>
-#include <openssl/evp.h>
+#include <sstream>
 
 #include "targets.h"
 
@@ -39,8 +39,8 @@ std::string base64_decode(const std::string& text, const std::string& what) {
   }
   if (clean.size() % 4 != 0) throw ConfigError(what + " is not valid base64");
   std::string out(clean.size() / 4 * 3, '\0');
-  int n = EVP_DecodeBlock(reinterpret_cast<unsigned char*>(out.data()), reinterpret_cast<const unsigned char*>(clean.data()),
-                          static_cast<int>(clean.size()));
+  int n = EVP_DecodeBlock(reinterpret_cast<unsigned char*>(out.data()),
+                          reinterpret_cast<const unsigned char*>(clean.data()), static_cast<int>(clean.size()));
   if (n < 0) throw ConfigError(what + " is not valid base64");
   // EVP_DecodeBlock counts padding as output bytes.
   std::size_t pad = 0;
@@ -59,7 +59,8 @@ std::string token_subject(const std::string& token) {
   while (payload.size() % 4) payload += '=';
   try {
     auto claims = nlohmann::json::parse(base64_decode(payload, "token"), nullptr, false);
-    if (claims.is_object() && claims.contains("sub") && claims["sub"].is_string()) return claims["sub"].get<std::string>();
+    if (claims.is_object() && claims.contains("sub") && claims["sub"].is_string())
+      return claims["sub"].get<std::string>();
   } catch (const ConfigError&) {
   }
   return {};
@@ -71,7 +72,8 @@ std::pair<std::string, int> parse_server_url(const std::string& url) {
   if (url.rfind(scheme, 0) != 0) throw ConfigError("server " + url + " is not an https:// URL");
   std::string rest = url.substr(scheme.size());
   while (!rest.empty() && rest.back() == '/') rest.pop_back();
-  if (rest.find('/') != std::string::npos) throw ConfigError("server " + url + " has a path; windowctl needs the API root");
+  if (rest.find('/') != std::string::npos)
+    throw ConfigError("server " + url + " has a path; windowctl needs the API root");
   std::string host, port_text;
   if (!rest.empty() && rest.front() == '[') {
     auto close = rest.find(']');
@@ -133,7 +135,7 @@ std::vector<std::string> split_path_list(const std::string& list) {
 }
 
 bool exists(const std::string& path) {
-  struct stat st{};
+  struct stat st {};
   return ::stat(path.c_str(), &st) == 0;
 }
 
@@ -165,7 +167,8 @@ std::string default_namespace(const std::string& flag, const Getenv& getenv) {
     from = "FLUX_SYSTEM_NAMESPACE";
   }
   if (ns.empty()) return "flux-system";
-  if (!valid_namespace(ns)) throw ConfigError("invalid " + from + " \"" + ns + "\" (lowercase letters, digits and '-')");
+  if (!valid_namespace(ns))
+    throw ConfigError("invalid " + from + " \"" + ns + "\" (lowercase letters, digits and '-')");
   return ns;
 }
 

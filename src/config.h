@@ -36,11 +36,11 @@ struct Config {
   int port = 443;
   std::string tls_server_name;  // certificate name to verify, when it differs from host
   std::string ca_pem;
-  std::string ca_data_base64;   // for exec plugins that ask for cluster info
+  std::string ca_data_base64;  // for exec plugins that ask for cluster info
   bool insecure_skip_tls_verify = false;
   Credentials credentials;
-  std::string origin;      // for messages: "in-cluster" or "kubeconfig PATH, context NAME"
-  std::string identity;    // who acts, for override records: kubeconfig user or ServiceAccount name
+  std::string origin;    // for messages: "in-cluster" or "kubeconfig PATH, context NAME"
+  std::string identity;  // who acts, for override records: kubeconfig user or ServiceAccount name
 };
 
 // The process environment, injectable for tests.

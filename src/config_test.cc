@@ -40,8 +40,10 @@ TEST_CASE("server URLs") {
   CHECK(parse_server_url("https://10.0.0.1:6443") == std::pair<std::string, int>{"10.0.0.1", 6443});
   CHECK(parse_server_url("https://[fd00::1]:443/") == std::pair<std::string, int>{"fd00::1", 443});
   CHECK(parse_server_url("https://api.example.test") == std::pair<std::string, int>{"api.example.test", 443});
-  CHECK_THROWS_WITH_AS(parse_server_url("http://10.0.0.1"), "server http://10.0.0.1 is plain http; windowctl only speaks TLS", ConfigError);
-  for (const char* bad : {"10.0.0.1:6443", "https://", "https://h:0", "https://h:99999", "https://h:x", "https://[::1", "https://h/api"}) {
+  CHECK_THROWS_WITH_AS(parse_server_url("http://10.0.0.1"),
+                       "server http://10.0.0.1 is plain http; windowctl only speaks TLS", ConfigError);
+  for (const char* bad : {"10.0.0.1:6443", "https://", "https://h:0", "https://h:99999", "https://h:x", "https://[::1",
+                          "https://h/api"}) {
     CHECK_THROWS_AS_MESSAGE(parse_server_url(bad), ConfigError, bad);
   }
 }
@@ -50,7 +52,8 @@ TEST_CASE("in-cluster: env host and port, ServiceAccount files, IPv6 brackets") 
   testing::TempDir dir;
   dir.write("sa/token", "sa-token\n");
   dir.write("sa/ca.crt", "PEM");
-  auto c = in_cluster_config(env({{"KUBERNETES_SERVICE_HOST", "fd00::1"}, {"KUBERNETES_SERVICE_PORT", "6443"},
+  auto c = in_cluster_config(env({{"KUBERNETES_SERVICE_HOST", "fd00::1"},
+                                  {"KUBERNETES_SERVICE_PORT", "6443"},
                                   {"WINDOWCTL_SERVICE_ACCOUNT_DIR", dir.path() + "/sa"}}));
   CHECK(c.server == "https://[fd00::1]:6443");
   CHECK(c.host == "fd00::1");
@@ -74,7 +77,8 @@ TEST_CASE("infer: --kubeconfig, then KUBECONFIG, then in-cluster, then ~/.kube/c
   std::string kc = dir.write("kc.yaml", kKubeconfig);
   dir.write("sa/token", "sa-token");
   dir.write("sa/ca.crt", "PEM");
-  dir.write("home/.kube/config", std::string(kKubeconfig).replace(std::string(kKubeconfig).find("kube-token"), 10, "home-token"));
+  dir.write("home/.kube/config",
+            std::string(kKubeconfig).replace(std::string(kKubeconfig).find("kube-token"), 10, "home-token"));
   std::map<std::string, std::string> vars = {{"KUBERNETES_SERVICE_HOST", "10.0.0.1"},
                                              {"WINDOWCTL_SERVICE_ACCOUNT_DIR", dir.path() + "/sa"},
                                              {"HOME", dir.path() + "/home"}};

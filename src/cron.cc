@@ -25,8 +25,11 @@ constexpr std::string_view kMonthNames[] = {"jan", "feb", "mar", "apr", "may", "
 constexpr std::string_view kDayNames[] = {"sun", "mon", "tue", "wed", "thu", "fri", "sat"};
 
 constexpr Field kFields[] = {
-    {"minute", 0, 59, {}},          {"hour", 0, 23, {}},           {"day-of-month", 1, 31, {}},
-    {"month", 1, 12, kMonthNames},  {"day-of-week", 0, 6, kDayNames},
+    {"minute", 0, 59, {}},
+    {"hour", 0, 23, {}},
+    {"day-of-month", 1, 31, {}},
+    {"month", 1, 12, kMonthNames},
+    {"day-of-week", 0, 6, kDayNames},
 };
 
 struct Bits {
@@ -109,7 +112,8 @@ Bits parse_item(std::string_view text, const Field& f, std::string_view item) {
   unsigned step = 1;
   if (slash != std::string_view::npos) {
     std::string_view s = item.substr(slash + 1);
-    if (!all_digits(s)) fail(text, std::string(f.name) + " step " + quoted(s) + " in " + quoted(item) + " is not a number");
+    if (!all_digits(s))
+      fail(text, std::string(f.name) + " step " + quoted(s) + " in " + quoted(item) + " is not a number");
     step = number(s);
     if (step == 0) fail(text, std::string(f.name) + " step 0 in " + quoted(item) + " must be at least 1");
     // "N/S" means N-max/S.
@@ -339,7 +343,8 @@ std::optional<LocalMinute> prev_match(const CronSchedule& c, LocalMinute before,
 
 bool covers(const CronSchedule& outer, const CronSchedule& inner) {
   auto within = [](std::uint64_t a, std::uint64_t b) { return (a & ~b) == 0; };
-  if (!within(inner.minutes, outer.minutes) || !within(inner.hours, outer.hours) || !within(inner.months, outer.months)) {
+  if (!within(inner.minutes, outer.minutes) || !within(inner.hours, outer.hours) ||
+      !within(inner.months, outer.months)) {
     return false;
   }
   // Every pairing of day of month and weekday occurs in some month.

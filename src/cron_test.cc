@@ -103,10 +103,10 @@ TEST_CASE("cron star bit follows robfig v3: * and ? with no step or step 1, in a
     bool days_star, weekdays_star;
   };
   const Case cases[] = {
-      {"0 0 * * *", true, true},       {"0 0 ? * ?", true, true},       {"0 0 */1 * */1", true, true},
-      {"0 0 */2 * */2", false, false}, {"0 0 ?/2 * ?/3", false, false}, {"0 0 1-31 * 0-6", false, false},
+      {"0 0 * * *", true, true},       {"0 0 ? * ?", true, true},         {"0 0 */1 * */1", true, true},
+      {"0 0 */2 * */2", false, false}, {"0 0 ?/2 * ?/3", false, false},   {"0 0 1-31 * 0-6", false, false},
       {"0 0 *,5 * MON,*", true, true}, {"0 0 1 * SUN-SAT", false, false}, {"0 0 13 * FRI", false, false},
-      {"@monthly", false, true},       {"@weekly", true, false},        {"@daily", true, true},
+      {"@monthly", false, true},       {"@weekly", true, false},          {"@daily", true, true},
   };
   for (const Case& c : cases) {
     std::string expr = c.expr;
@@ -135,7 +135,8 @@ TEST_CASE("cron errors name the bad part") {
       {"* * * 13 *", "invalid cron \"* * * 13 *\": month 13 out of range 1-12"},
       {"* * * * 7", "invalid cron \"* * * * 7\": day-of-week 7 out of range 0-6 (Sunday is 0)"},
       {"* * * * 1-7", "invalid cron \"* * * * 1-7\": day-of-week 7 out of range 0-6 (Sunday is 0)"},
-      {"* * 99999999999999 * *", "invalid cron \"* * 99999999999999 * *\": day-of-month 99999999999999 out of range 1-31"},
+      {"* * 99999999999999 * *",
+       "invalid cron \"* * 99999999999999 * *\": day-of-month 99999999999999 out of range 1-31"},
       {"0 8 * * FOO", "invalid cron \"0 8 * * FOO\": unknown day-of-week \"FOO\""},
       {"0 8 * * MONDAY", "invalid cron \"0 8 * * MONDAY\": unknown day-of-week \"MONDAY\""},
       {"0 8 * JANUARY *", "invalid cron \"0 8 * JANUARY *\": unknown month \"JANUARY\""},
@@ -160,7 +161,8 @@ TEST_CASE("cron errors name the bad part") {
       {"* 1-? * * *", "invalid cron \"* 1-? * * *\": malformed hour \"1-?\": \"*\" and \"?\" stand alone"},
       {"** * * * *", "invalid cron \"** * * * *\": malformed minute \"**\": \"*\" and \"?\" stand alone"},
       {"* 17-8 * * *", "invalid cron \"* 17-8 * * *\": hour range \"17-8\" is reversed (ranges cannot wrap around)"},
-      {"* * * * FRI-MON", "invalid cron \"* * * * FRI-MON\": day-of-week range \"FRI-MON\" is reversed (ranges cannot wrap around)"},
+      {"* * * * FRI-MON",
+       "invalid cron \"* * * * FRI-MON\": day-of-week range \"FRI-MON\" is reversed (ranges cannot wrap around)"},
       {"1,,2 * * * *", "invalid cron \"1,,2 * * * *\": empty item in minute list \"1,,2\""},
       {"* * * * 1,", "invalid cron \"* * * * 1,\": empty item in day-of-week list \"1,\""},
       {"* * , * *", "invalid cron \"* * , * *\": empty item in day-of-month list \",\""},
@@ -168,9 +170,11 @@ TEST_CASE("cron errors name the bad part") {
       {"@reboot", "invalid cron \"@reboot\": unknown descriptor \"@reboot\""},
       {"@DAILY", "invalid cron \"@DAILY\": unknown descriptor \"@DAILY\""},
       {"@daily 5", "invalid cron \"@daily 5\": unknown descriptor \"@daily 5\""},
-      {"TZ=UTC 0 8 * * *", "invalid cron \"TZ=UTC 0 8 * * *\": TZ= and CRON_TZ= are not supported; name the zone after \"in\""},
+      {"TZ=UTC 0 8 * * *",
+       "invalid cron \"TZ=UTC 0 8 * * *\": TZ= and CRON_TZ= are not supported; name the zone after \"in\""},
       {"CRON_TZ=Europe/Zurich 0 8 * * *",
-       "invalid cron \"CRON_TZ=Europe/Zurich 0 8 * * *\": TZ= and CRON_TZ= are not supported; name the zone after \"in\""},
+       "invalid cron \"CRON_TZ=Europe/Zurich 0 8 * * *\": TZ= and CRON_TZ= are not supported; name the zone after "
+       "\"in\""},
   };
   for (const Case& c : cases) {
     std::string expr = c.expr;
@@ -198,8 +202,8 @@ TEST_CASE("cron day-of-month and day-of-week: AND when either is starred, else O
 
   // */2 carries no star bit: odd days or Mondays.
   CronSchedule odd = parse_cron("0 0 */2 * MON");
-  CHECK(matches(odd, at(2026, 3, 2)));   // even, Monday
-  CHECK(matches(odd, at(2026, 3, 3)));   // odd, Tuesday
+  CHECK(matches(odd, at(2026, 3, 2)));        // even, Monday
+  CHECK(matches(odd, at(2026, 3, 3)));        // odd, Tuesday
   CHECK_FALSE(matches(odd, at(2026, 3, 4)));  // even, Wednesday
 
   // */1 keeps the star bit: every day AND Monday.
@@ -243,7 +247,7 @@ TEST_CASE("cron next_match is strictly after and skips by field") {
       {"0 0 31 * *", at(2026, 1, 31), at(2026, 3, 31)},
       {"0 0 31 * *", at(2026, 5, 31), at(2026, 7, 31)},
       {"0 0 29 2 *", at(2026, 1, 1), at(2028, 2, 29)},
-      {"0 0 29 2 *", at(2096, 3, 1), at(2104, 2, 29)},  // 2100 is not a leap year
+      {"0 0 29 2 *", at(2096, 3, 1), at(2104, 2, 29)},     // 2100 is not a leap year
       {"0 0 29 2 MON", at(2027, 2, 15), at(2027, 2, 22)},  // OR: a Monday in February
       {"0 0 29 2 MON", at(2028, 2, 28), at(2028, 2, 29)},  // or the 29th
       {"0 0 * 2 MON", at(2026, 3, 1), at(2027, 2, 1)},
@@ -288,18 +292,14 @@ TEST_CASE("cron next_match agrees with a minute-by-minute scan") {
   };
   auto field = [&](unsigned lo, unsigned hi) -> std::string {
     switch (rnd(5)) {
-      case 0:
-        return "*";
-      case 1:
-        return std::to_string(lo + rnd(hi - lo + 1));
+      case 0: return "*";
+      case 1: return std::to_string(lo + rnd(hi - lo + 1));
       case 2: {
         unsigned a = lo + rnd(hi - lo + 1), b = lo + rnd(hi - lo + 1);
         return std::to_string(std::min(a, b)) + "-" + std::to_string(std::max(a, b));
       }
-      case 3:
-        return "*/" + std::to_string(1 + rnd(hi - lo + 1));
-      default:
-        return std::to_string(lo + rnd(hi - lo + 1)) + "," + std::to_string(lo + rnd(hi - lo + 1));
+      case 3: return "*/" + std::to_string(1 + rnd(hi - lo + 1));
+      default: return std::to_string(lo + rnd(hi - lo + 1)) + "," + std::to_string(lo + rnd(hi - lo + 1));
     }
   };
   int checked = 0;
@@ -343,8 +343,10 @@ TEST_CASE("cron prev_match is strictly before, skips by field and mirrors next_m
     state = state * 6364136223846793005ULL + 1442695040888963407ULL;
     return static_cast<unsigned>((state >> 33) % n);
   };
-  const char* crons[] = {"* * * * *", "*/7 3-5 * * *", "0 0 29 2 *", "15 10 31 * *", "0 12 * 2 MON", "0 0 13 * FRI",
-                         "59 23 * * SUN", "@monthly", "0-5,50-55 */5 1,15 JAN,JUL *", "30 2 * 3 0"};
+  const char* crons[] = {"* * * * *",     "*/7 3-5 * * *", "0 0 29 2 *",
+                         "15 10 31 * *",  "0 12 * 2 MON",  "0 0 13 * FRI",
+                         "59 23 * * SUN", "@monthly",      "0-5,50-55 */5 1,15 JAN,JUL *",
+                         "30 2 * 3 0"};
   for (int i = 0; i < 400; ++i) {
     CronSchedule c = parse_cron(crons[rnd(10)]);
     LocalMinute t = at(2000 + static_cast<int>(rnd(60)), 1 + rnd(12), 1 + rnd(28), static_cast<int>(rnd(24)),

@@ -16,7 +16,8 @@ nlohmann::json make_event(const KindAdapter& kind, const std::string& api_versio
   // Same naming scheme as client-go's recorder: object name plus a hex timestamp.
   char suffix[32];
   std::snprintf(suffix, sizeof suffix, ".%llx",
-                static_cast<unsigned long long>(std::chrono::duration_cast<std::chrono::nanoseconds>(now.time_since_epoch()).count()));
+                static_cast<unsigned long long>(
+                    std::chrono::duration_cast<std::chrono::nanoseconds>(now.time_since_epoch()).count()));
   std::string stamp = rfc3339(now);
   // An Event is JSON: text is cut between characters and a byte that starts none is replaced,
   // so it always serialises (nlohmann throws on invalid UTF-8, after the patch has landed).

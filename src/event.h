@@ -10,10 +10,10 @@
 namespace windowctl {
 
 struct EventSpec {
-  std::string reason;   // WindowOpened, WindowClosed, WindowOpenHeld, WindowRelabeled
-  std::string type;     // Normal or Warning
+  std::string reason;  // WindowOpened, WindowClosed, WindowOpenHeld, WindowRelabeled
+  std::string type;    // Normal or Warning
   std::string message;
-  std::string instance; // reportingInstance: the host or pod name
+  std::string instance;  // reportingInstance: the host or pod name
 };
 
 nlohmann::json make_event(const KindAdapter& kind, const std::string& api_version, const nlohmann::json& object,

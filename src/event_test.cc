@@ -7,7 +7,8 @@ using namespace windowctl;
 TEST_CASE("an Event points at the object and carries the reason") {
   auto obj = R"({"metadata":{"name":"apps-rw","namespace":"flux-system","uid":"u-1","resourceVersion":"9"}})"_json;
   SysTime now = std::chrono::sys_days(std::chrono::year{2026} / 11 / 22) + std::chrono::hours(8);
-  auto e = make_event(*find_kind("ks"), "v1", obj, {"WindowClosed", "Normal", "Suspended by windowctl: window closed: INC-1", "job-1"}, now);
+  auto e = make_event(*find_kind("ks"), "v1", obj,
+                      {"WindowClosed", "Normal", "Suspended by windowctl: window closed: INC-1", "job-1"}, now);
   CHECK(e["metadata"]["namespace"] == "flux-system");
   CHECK(e["metadata"]["name"].get<std::string>().rfind("apps-rw.", 0) == 0);
   CHECK(e["involvedObject"]["apiVersion"] == "kustomize.toolkit.fluxcd.io/v1");
@@ -39,6 +40,7 @@ TEST_CASE("an Event always serialises: a long message is cut between characters,
   CHECK_NOTHROW((void)stray.dump());
   CHECK(stray["message"] == "reason \xEF\xBF\xBD\xEF\xBF\xBD");
   CHECK(stray["reportingInstance"] == "pod\xEF\xBF\xBD");
-  auto long_instance = make_event(*find_kind("ks"), "v1", obj, {"WindowClosed", "Normal", "m", std::string(300, 'p')}, now);
+  auto long_instance =
+      make_event(*find_kind("ks"), "v1", obj, {"WindowClosed", "Normal", "m", std::string(300, 'p')}, now);
   CHECK(long_instance["reportingInstance"].get<std::string>().size() == 128);
 }

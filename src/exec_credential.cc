@@ -31,7 +31,8 @@ ExecCredential parse_exec_credential(const std::string& text, const std::string&
     if (!v->is_string()) return std::string("of type ") + v->type_name();
     return v->get<std::string>().substr(0, 100);
   };
-  if (string_at(doc, "kind") != "ExecCredential") throw ConfigError("exec plugin output has kind " + shown("kind") + ", not ExecCredential");
+  if (string_at(doc, "kind") != "ExecCredential")
+    throw ConfigError("exec plugin output has kind " + shown("kind") + ", not ExecCredential");
   if (string_at(doc, "apiVersion") != expected_api_version) {
     throw ConfigError("exec plugin answered apiVersion " + shown("apiVersion") + ", expected " + expected_api_version);
   }
@@ -51,12 +52,14 @@ ExecCredential parse_exec_credential(const std::string& text, const std::string&
   if (c.client_cert_pem.empty() != c.client_key_pem.empty()) {
     throw ConfigError("exec plugin returned a client certificate without its key (or a key without its certificate)");
   }
-  if (c.token.empty() && c.client_cert_pem.empty()) throw ConfigError("exec plugin returned neither a token nor a client certificate");
+  if (c.token.empty() && c.client_cert_pem.empty())
+    throw ConfigError("exec plugin returned neither a token nor a client certificate");
   return c;
 }
 
 std::string exec_info_json(const ExecConfig& exec, const Config& config) {
-  nlohmann::json info = {{"apiVersion", exec.api_version}, {"kind", "ExecCredential"}, {"spec", {{"interactive", false}}}};
+  nlohmann::json info = {
+      {"apiVersion", exec.api_version}, {"kind", "ExecCredential"}, {"spec", {{"interactive", false}}}};
   if (exec.provide_cluster_info) {
     nlohmann::json cluster = {{"server", config.server}};
     if (!config.tls_server_name.empty()) cluster["tls-server-name"] = config.tls_server_name;
@@ -131,7 +134,8 @@ ExecCredential run_exec_plugin(const ExecConfig& exec, const Config& config, std
   bool out_open = true, err_open = true, timed_out = false;
   while (out_open || err_open) {
     pollfd fds[2] = {{out_open ? out_r.fd : -1, POLLIN, 0}, {err_open ? err_r.fd : -1, POLLIN, 0}};
-    auto left = std::chrono::duration_cast<std::chrono::milliseconds>(deadline - std::chrono::steady_clock::now()).count();
+    auto left =
+        std::chrono::duration_cast<std::chrono::milliseconds>(deadline - std::chrono::steady_clock::now()).count();
     if (left <= 0) {
       timed_out = true;
       break;
@@ -158,7 +162,9 @@ ExecCredential run_exec_plugin(const ExecConfig& exec, const Config& config, std
   int status = 0;
   while (::waitpid(pid, &status, 0) < 0 && errno == EINTR) {
   }
-  if (timed_out) throw ConfigError("exec plugin " + exec.command + " did not answer within " + std::to_string(timeout.count() / 1000) + "s");
+  if (timed_out)
+    throw ConfigError("exec plugin " + exec.command + " did not answer within " +
+                      std::to_string(timeout.count() / 1000) + "s");
   if (!WIFEXITED(status) || WEXITSTATUS(status) != 0) {
     std::string msg = "exec plugin " + exec.command + " failed";
     msg += WIFEXITED(status) ? " (exit " + std::to_string(WEXITSTATUS(status)) + ")" : " (killed by a signal)";

@@ -1,9 +1,10 @@
 #include "http.h"
-#include "util.h"
 
 #include <algorithm>
-#include <charconv>
 #include <cctype>
+#include <charconv>
+
+#include "util.h"
 
 namespace windowctl::http {
 
@@ -90,7 +91,8 @@ bool ResponseParser::on_line(std::string_view line) {
     int status = 0;
     auto [ptr, ec] = std::from_chars(line.data() + 9, line.data() + 12, status);
     // Three digits and then the end or a space: "HTTP/1.1 2000 OK" is not a 200.
-    if (ec != std::errc() || ptr != line.data() + 12 || status < 100 || status > 999 || (line.size() > 12 && line[12] != ' ')) {
+    if (ec != std::errc() || ptr != line.data() + 12 || status < 100 || status > 999 ||
+        (line.size() > 12 && line[12] != ' ')) {
       fail("malformed status code");
       return false;
     }
@@ -210,7 +212,8 @@ ResponseParser::Result ResponseParser::feed(std::string_view data, std::size_t* 
       }
       case State::kUntilClose: {
         std::size_t n = data.size() - pos;
-        if (n > max_body_ - response_.body.size()) return fail("response body too large (cap " + std::to_string(max_body_) + " bytes)");
+        if (n > max_body_ - response_.body.size())
+          return fail("response body too large (cap " + std::to_string(max_body_) + " bytes)");
         response_.body.append(data.substr(pos));
         pos += n;
         break;

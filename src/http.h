@@ -50,12 +50,23 @@ class ResponseParser {
   const std::string& error() const { return error_; }
   Response& response() { return response_; }
 
-  static constexpr std::size_t kMaxHeaderBytes = 64 * 1024;  // status, header and trailer lines, 1xx included
-  static constexpr std::size_t kMaxChunkLineBytes = 4096;    // one chunk size line, extensions included
+  static constexpr std::size_t kMaxHeaderBytes = 64 * 1024;       // status, header and trailer lines, 1xx included
+  static constexpr std::size_t kMaxChunkLineBytes = 4096;         // one chunk size line, extensions included
   static constexpr std::size_t kMaxBodyBytes = 64 * 1024 * 1024;  // the default cap
 
  private:
-  enum class State { kStatusLine, kHeaders, kBody, kChunkSize, kChunkData, kChunkDataEnd, kTrailers, kUntilClose, kDone, kError };
+  enum class State {
+    kStatusLine,
+    kHeaders,
+    kBody,
+    kChunkSize,
+    kChunkData,
+    kChunkDataEnd,
+    kTrailers,
+    kUntilClose,
+    kDone,
+    kError
+  };
 
   Result fail(std::string message);
   bool on_line(std::string_view line);
@@ -71,7 +82,6 @@ class ResponseParser {
   std::string error_;
   Response response_;
 };
-
 
 // Percent-encodes a query parameter value (RFC 3986 unreserved characters pass through).
 std::string query_escape(std::string_view value);

@@ -20,7 +20,11 @@ Result feed_in_steps(ResponseParser& parser, std::string_view wire, std::size_t 
 }  // namespace
 
 TEST_CASE("request carries Host, headers and Content-Length") {
-  Request req{"PATCH", "/apis/x?fieldManager=windowctl", "127.0.0.1:6443", {{"Content-Type", "application/merge-patch+json"}}, "{}"};
+  Request req{"PATCH",
+              "/apis/x?fieldManager=windowctl",
+              "127.0.0.1:6443",
+              {{"Content-Type", "application/merge-patch+json"}},
+              "{}"};
   CHECK(serialize(req) ==
         "PATCH /apis/x?fieldManager=windowctl HTTP/1.1\r\nHost: 127.0.0.1:6443\r\n"
         "Content-Type: application/merge-patch+json\r\nContent-Length: 2\r\n\r\n{}");
@@ -29,7 +33,8 @@ TEST_CASE("request carries Host, headers and Content-Length") {
 }
 
 TEST_CASE("Content-Length body, fed whole and byte by byte") {
-  const std::string wire = "HTTP/1.1 200 OK\r\nContent-Type: application/json\r\nContent-Length: 11\r\n\r\n{\"a\":\"bc\"}\n";
+  const std::string wire =
+      "HTTP/1.1 200 OK\r\nContent-Type: application/json\r\nContent-Length: 11\r\n\r\n{\"a\":\"bc\"}\n";
   for (std::size_t step : {wire.size(), std::size_t{1}, std::size_t{7}}) {
     ResponseParser parser;
     REQUIRE(feed_in_steps(parser, wire, step) == Result::kDone);
@@ -71,7 +76,8 @@ TEST_CASE("malformed chunk framing is an error") {
 
 TEST_CASE("Connection: close and HTTP/1.0 end keep-alive") {
   ResponseParser parser;
-  REQUIRE(parser.feed("HTTP/1.1 503 Service Unavailable\r\nConnection: close\r\nContent-Length: 0\r\n\r\n") == Result::kDone);
+  REQUIRE(parser.feed("HTTP/1.1 503 Service Unavailable\r\nConnection: close\r\nContent-Length: 0\r\n\r\n") ==
+          Result::kDone);
   CHECK_FALSE(parser.response().keep_alive);
   CHECK(parser.response().status == 503);
   ResponseParser old;
@@ -109,9 +115,10 @@ TEST_CASE("responses without a body") {
 }
 
 TEST_CASE("garbage is rejected, not crashed on") {
-  for (const char* wire : {"garbage\r\n", "HTTP/1.1 2x0 OK\r\n", "HTTP/1.1 200 OK\r\nno colon\r\n",
-                           "HTTP/1.1 200 OK\r\nContent-Length: -1\r\n\r\n", "HTTP/1.1 200 OK\r\nContent-Length: 99999999999\r\n\r\n",
-                           "HTTP/1.1 200 OK\r\nTransfer-Encoding: gzip\r\n\r\n"}) {
+  for (const char* wire :
+       {"garbage\r\n", "HTTP/1.1 2x0 OK\r\n", "HTTP/1.1 200 OK\r\nno colon\r\n",
+        "HTTP/1.1 200 OK\r\nContent-Length: -1\r\n\r\n", "HTTP/1.1 200 OK\r\nContent-Length: 99999999999\r\n\r\n",
+        "HTTP/1.1 200 OK\r\nTransfer-Encoding: gzip\r\n\r\n"}) {
     ResponseParser parser;
     CHECK_MESSAGE(parser.feed(wire) == Result::kError, wire);
   }
@@ -174,7 +181,8 @@ TEST_CASE("a large body in many small chunks is not a large header") {
   REQUIRE(parser.feed(wire) == Result::kDone);
   CHECK(parser.response().body.size() == 20000);
   ResponseParser long_line;
-  CHECK(long_line.feed("HTTP/1.1 200 OK\r\nTransfer-Encoding: chunked\r\n\r\n1;" + std::string(5000, 'e')) == Result::kError);
+  CHECK(long_line.feed("HTTP/1.1 200 OK\r\nTransfer-Encoding: chunked\r\n\r\n1;" + std::string(5000, 'e')) ==
+        Result::kError);
 }
 
 TEST_CASE("1xx interim answers are skipped; the final answer is the response") {

@@ -1,7 +1,6 @@
 #include "kinds.h"
 
 #include <array>
-
 #include <stdexcept>
 
 #include "http.h"
@@ -30,7 +29,9 @@ std::string helmrelease_revision(const nlohmann::json& obj) {
 }
 
 // Sources: the revision of the artifact they serve (main@sha1:..., 6.7.1@sha256:...).
-std::string artifact_revision(const nlohmann::json& obj) { return str_at(obj, "/status/artifact/revision"_json_pointer); }
+std::string artifact_revision(const nlohmann::json& obj) {
+  return str_at(obj, "/status/artifact/revision"_json_pointer);
+}
 
 // The last scan: its revision (a digest of the tag list), else how many tags it found.
 std::string image_repository_revision(const nlohmann::json& obj) {
@@ -49,7 +50,9 @@ std::string image_policy_revision(const nlohmann::json& obj) {
   return name + ":" + tag + (digest.empty() ? "" : "@" + digest);
 }
 
-std::string image_update_revision(const nlohmann::json& obj) { return str_at(obj, "/status/lastPushCommit"_json_pointer); }
+std::string image_update_revision(const nlohmann::json& obj) {
+  return str_at(obj, "/status/lastPushCommit"_json_pointer);
+}
 
 // Alert, Provider, Receiver carry no revision.
 std::string no_revision(const nlohmann::json&) { return {}; }
@@ -171,15 +174,18 @@ bool valid_api_version(std::string_view v) {
 }
 
 std::string collection_path(const KindAdapter& kind, std::string_view version, std::string_view ns) {
-  if (!valid_api_version(version)) throw std::invalid_argument("invalid API version \"" + std::string(version.substr(0, 64)) + "\"");
-  if (!ns.empty() && !valid_namespace(ns)) throw std::invalid_argument("invalid namespace \"" + std::string(ns.substr(0, 64)) + "\"");
+  if (!valid_api_version(version))
+    throw std::invalid_argument("invalid API version \"" + std::string(version.substr(0, 64)) + "\"");
+  if (!ns.empty() && !valid_namespace(ns))
+    throw std::invalid_argument("invalid namespace \"" + std::string(ns.substr(0, 64)) + "\"");
   std::string path = group_path(kind) + "/" + std::string(version);
   if (!ns.empty()) path += "/namespaces/" + std::string(ns);
   return path + "/" + std::string(kind.plural);
 }
 
 std::string object_path(const KindAdapter& kind, std::string_view version, std::string_view ns, std::string_view name) {
-  if (!valid_object_name(name)) throw std::invalid_argument("invalid name \"" + std::string(name.substr(0, 254)) + "\"");
+  if (!valid_object_name(name))
+    throw std::invalid_argument("invalid name \"" + std::string(name.substr(0, 254)) + "\"");
   return collection_path(kind, version, ns) + "/" + std::string(name);
 }
 

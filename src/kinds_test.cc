@@ -67,14 +67,30 @@ TEST_CASE("every suspendable Flux kind is a row with its group, plural and versi
 
 TEST_CASE("every alias resolves: kubectl short names of the CRDs and flux CLI names") {
   const std::pair<const char*, const char*> aliases[] = {
-      {"ks", "Kustomization"},        {"hr", "HelmRelease"},         {"gitrepo", "GitRepository"},
-      {"gitrepository", "GitRepository"}, {"ocirepo", "OCIRepository"}, {"helmrepo", "HelmRepository"},
-      {"hc", "HelmChart"},            {"helmchart", "HelmChart"},    {"bucket", "Bucket"},
-      {"imgrepo", "ImageRepository"}, {"imagerepo", "ImageRepository"}, {"imgpol", "ImagePolicy"},
-      {"imagepol", "ImagePolicy"},    {"imagepolicy", "ImagePolicy"}, {"iua", "ImageUpdateAutomation"},
-      {"imgupd", "ImageUpdateAutomation"}, {"imgauto", "ImageUpdateAutomation"}, {"imageupdate", "ImageUpdateAutomation"},
-      {"image-update", "ImageUpdateAutomation"}, {"alert", "Alert"}, {"provider", "Provider"},
-      {"alert-provider", "Provider"}, {"receiver", "Receiver"},   {"IUA", "ImageUpdateAutomation"},
+      {"ks", "Kustomization"},
+      {"hr", "HelmRelease"},
+      {"gitrepo", "GitRepository"},
+      {"gitrepository", "GitRepository"},
+      {"ocirepo", "OCIRepository"},
+      {"helmrepo", "HelmRepository"},
+      {"hc", "HelmChart"},
+      {"helmchart", "HelmChart"},
+      {"bucket", "Bucket"},
+      {"imgrepo", "ImageRepository"},
+      {"imagerepo", "ImageRepository"},
+      {"imgpol", "ImagePolicy"},
+      {"imagepol", "ImagePolicy"},
+      {"imagepolicy", "ImagePolicy"},
+      {"iua", "ImageUpdateAutomation"},
+      {"imgupd", "ImageUpdateAutomation"},
+      {"imgauto", "ImageUpdateAutomation"},
+      {"imageupdate", "ImageUpdateAutomation"},
+      {"image-update", "ImageUpdateAutomation"},
+      {"alert", "Alert"},
+      {"provider", "Provider"},
+      {"alert-provider", "Provider"},
+      {"receiver", "Receiver"},
+      {"IUA", "ImageUpdateAutomation"},
       {"GitRepo", "GitRepository"},
   };
   for (const auto& entry : aliases) {
@@ -89,7 +105,8 @@ TEST_CASE("every alias resolves: kubectl short names of the CRDs and flux CLI na
 TEST_CASE("paths") {
   const auto& ks = *find_kind("ks");
   CHECK(group_path(ks) == "/apis/kustomize.toolkit.fluxcd.io");
-  CHECK(object_path(ks, "v1", "flux-system", "apps-rw") == "/apis/kustomize.toolkit.fluxcd.io/v1/namespaces/flux-system/kustomizations/apps-rw");
+  CHECK(object_path(ks, "v1", "flux-system", "apps-rw") ==
+        "/apis/kustomize.toolkit.fluxcd.io/v1/namespaces/flux-system/kustomizations/apps-rw");
   CHECK(collection_path(ks, "v1beta2", "") == "/apis/kustomize.toolkit.fluxcd.io/v1beta2/kustomizations");
 }
 
@@ -98,7 +115,8 @@ TEST_CASE("version choice: v1 when served, else the group's preference") {
   auto both = R"({"versions":[{"groupVersion":"kustomize.toolkit.fluxcd.io/v1","version":"v1"},{"version":"v1beta2"}],
                   "preferredVersion":{"version":"v1beta2"}})"_json;
   CHECK(choose_version(ks, both) == "v1");
-  auto old = R"({"versions":[{"version":"v1beta2"},{"version":"v1beta1"}],"preferredVersion":{"version":"v1beta2"}})"_json;
+  auto old =
+      R"({"versions":[{"version":"v1beta2"},{"version":"v1beta1"}],"preferredVersion":{"version":"v1beta2"}})"_json;
   CHECK(choose_version(ks, old) == "v1beta2");
   CHECK(choose_version(ks, R"({"versions":[]})"_json) == "");
   CHECK(choose_version(ks, R"("garbage")"_json) == "");
@@ -119,7 +137,8 @@ TEST_CASE("revision per kind") {
     CAPTURE(source);
     CHECK(find_kind(source)->revision(git) == "main@sha1:8d4e3c9a");
   }
-  auto scanned = R"({"status":{"lastScanResult":{"tagCount":42,"scanTime":"2026-11-20T08:00:00Z","latestTags":["6.7.1"]}}})"_json;
+  auto scanned =
+      R"({"status":{"lastScanResult":{"tagCount":42,"scanTime":"2026-11-20T08:00:00Z","latestTags":["6.7.1"]}}})"_json;
   CHECK(find_kind("imagerepo")->revision(scanned) == "42 tags");
   scanned["status"]["lastScanResult"]["revision"] = "sha256:abcd";
   CHECK(find_kind("imagerepo")->revision(scanned) == "sha256:abcd");
@@ -147,7 +166,8 @@ TEST_CASE("revision per kind") {
 TEST_CASE("readiness per kind: Flux's Ready condition, or existence for static kinds") {
   auto ready = R"({"metadata":{"generation":2},"status":{"lastHandledReconcileAt":"t1",
                    "conditions":[{"type":"Ready","status":"True","observedGeneration":2}]}})"_json;
-  auto stale = R"({"metadata":{"generation":3},"status":{"conditions":[{"type":"Ready","status":"True","observedGeneration":2}]}})"_json;
+  auto stale =
+      R"({"metadata":{"generation":3},"status":{"conditions":[{"type":"Ready","status":"True","observedGeneration":2}]}})"_json;
   for (const auto* k : all_kinds()) {
     CAPTURE(k->kind);
     CHECK(kind_readiness(*k, ready, "t1").state == Readiness::kReady);
@@ -181,10 +201,11 @@ TEST_CASE("API versions as Kubernetes spells them, and nothing else reaches a pa
 
 TEST_CASE("version choice reads a discovery document of any shape without throwing") {
   const KindAdapter& ks = *find_kind("ks");
-  for (const char* doc : {R"({"versions": [{"version": 1}], "preferredVersion": {"version": 2}})",
-                          R"({"versions": {"version": "v1"}, "preferredVersion": "v1"})",
-                          R"({"versions": [1, null, "v1"], "preferredVersion": {"version": ["v1"]}})",
-                          R"({"preferredVersion": {"version": "v1/namespaces/kube-system/secrets"}})", R"([])", R"(5)"}) {
+  for (const char* doc :
+       {R"({"versions": [{"version": 1}], "preferredVersion": {"version": 2}})",
+        R"({"versions": {"version": "v1"}, "preferredVersion": "v1"})",
+        R"({"versions": [1, null, "v1"], "preferredVersion": {"version": ["v1"]}})",
+        R"({"preferredVersion": {"version": "v1/namespaces/kube-system/secrets"}})", R"([])", R"(5)"}) {
     CAPTURE(doc);
     CHECK(choose_version(ks, nlohmann::json::parse(doc)) == "");
   }

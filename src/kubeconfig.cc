@@ -1,10 +1,11 @@
 // kubeconfig_config: the subset of kubeconfig that kubectl users rely on for a remote cluster.
 #include "kubeconfig.h"
-#include "text.h"
 
 #include <yaml-cpp/yaml.h>
 
 #include <map>
+
+#include "text.h"
 
 namespace windowctl {
 
@@ -46,8 +47,8 @@ bool boolean(const YAML::Node& node, const char* key) {
 }
 
 // Finds entry `name` in the named list `key` (clusters, users, contexts) of the first file that has it.
-std::pair<YAML::Node, std::string> find_named(const std::vector<Loaded>& files, const char* key, const std::string& name,
-                                              const char* inner) {
+std::pair<YAML::Node, std::string> find_named(const std::vector<Loaded>& files, const char* key,
+                                              const std::string& name, const char* inner) {
   for (const auto& f : files) {
     YAML::Node list = f.root[key];
     if (!list) continue;
@@ -104,7 +105,8 @@ Config kubeconfig_config(const std::vector<std::string>& paths, const std::strin
   return kubeconfig_from(files, context, read_file);
 }
 
-Config kubeconfig_from(const std::vector<KubeconfigFile>& texts, const std::string& context_override, const FileReader& read) {
+Config kubeconfig_from(const std::vector<KubeconfigFile>& texts, const std::string& context_override,
+                       const FileReader& read) {
   std::vector<Loaded> files;
   for (const auto& [path, text] : texts) {
     // YAML is Unicode, as kubectl's parser insists; and what is read here (the user's name as
@@ -116,10 +118,12 @@ Config kubeconfig_from(const std::vector<KubeconfigFile>& texts, const std::stri
       if (!root.IsMap()) throw ConfigError("kubeconfig " + path + " is not a YAML mapping");
       files.push_back({path, root});
     } catch (const YAML::Exception& e) {
-      throw ConfigError("kubeconfig " + path + " is not valid YAML: " + e.msg + " at line " + std::to_string(e.mark.line + 1));
+      throw ConfigError("kubeconfig " + path + " is not valid YAML: " + e.msg + " at line " +
+                        std::to_string(e.mark.line + 1));
     }
   }
-  if (files.empty()) throw ConfigError("kubeconfig " + (texts.empty() ? std::string("(none)") : texts.front().path) + " is empty");
+  if (files.empty())
+    throw ConfigError("kubeconfig " + (texts.empty() ? std::string("(none)") : texts.front().path) + " is empty");
   const std::string& first = files.front().path;
 
   try {
@@ -134,7 +138,9 @@ Config kubeconfig_from(const std::vector<KubeconfigFile>& texts, const std::stri
 
     std::string cluster_name = str(context, "cluster");
     auto [cluster, cluster_file] = find_named(files, "clusters", cluster_name, "cluster");
-    if (!cluster || cluster.IsNull()) throw ConfigError("context " + context_name + " names cluster " + cluster_name + ", which is not in the kubeconfig");
+    if (!cluster || cluster.IsNull())
+      throw ConfigError("context " + context_name + " names cluster " + cluster_name +
+                        ", which is not in the kubeconfig");
 
     Config c;
     c.origin = "kubeconfig " + first + ", context " + context_name;
@@ -148,21 +154,25 @@ Config kubeconfig_from(const std::vector<KubeconfigFile>& texts, const std::stri
     c.ca_pem = data_or_file(cluster, "certificate-authority-data", "certificate-authority", cluster_file,
                             "certificate authority of cluster " + cluster_name, read);
     if (c.ca_pem.empty() && !c.insecure_skip_tls_verify) {
-      throw ConfigError("cluster " + cluster_name + " has no certificate-authority; windowctl never trusts the system store");
+      throw ConfigError("cluster " + cluster_name +
+                        " has no certificate-authority; windowctl never trusts the system store");
     }
 
     std::string user_name = str(context, "user");
     if (!user_name.empty()) {
       auto [user, user_file] = find_named(files, "users", user_name, "user");
-      if (!user || user.IsNull()) throw ConfigError("context " + context_name + " names user " + user_name + ", which is not in the kubeconfig");
+      if (!user || user.IsNull())
+        throw ConfigError("context " + context_name + " names user " + user_name + ", which is not in the kubeconfig");
       Credentials& cred = c.credentials;
       cred.token = str(user, "token");
       if (std::string tf = str(user, "tokenFile"); !tf.empty() && cred.token.empty()) {
         cred.token_file = resolve_path(user_file, tf);
         cred.token = read(cred.token_file, "token file");
-        while (!cred.token.empty() && std::isspace(static_cast<unsigned char>(cred.token.back()))) cred.token.pop_back();
+        while (!cred.token.empty() && std::isspace(static_cast<unsigned char>(cred.token.back())))
+          cred.token.pop_back();
       }
-      cred.client_cert_pem = data_or_file(user, "client-certificate-data", "client-certificate", user_file, "client certificate", read);
+      cred.client_cert_pem =
+          data_or_file(user, "client-certificate-data", "client-certificate", user_file, "client certificate", read);
       cred.client_key_pem = data_or_file(user, "client-key-data", "client-key", user_file, "client key", read);
       if (cred.client_cert_pem.empty() != cred.client_key_pem.empty()) {
         throw ConfigError("user " + user_name + " needs both a client certificate and a client key");

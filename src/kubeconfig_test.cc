@@ -1,4 +1,5 @@
 #include <doctest/doctest.h>
+
 #include <nlohmann/json.hpp>
 
 #include "config.h"
@@ -36,8 +37,10 @@ TEST_CASE("relative files resolve against the kubeconfig's directory") {
   dir.write("certs/client.crt", "CERT");
   dir.write("certs/client.key", "KEY");
   dir.write("tok", "file-token\n");
-  auto path = dir.write("k", kubeconfig(kServer + "    certificate-authority: certs/ca.crt\n    tls-server-name: api.test\n",
-                                        "    client-certificate: certs/client.crt\n    client-key: certs/client.key\n    tokenFile: tok\n"));
+  auto path = dir.write(
+      "k",
+      kubeconfig(kServer + "    certificate-authority: certs/ca.crt\n    tls-server-name: api.test\n",
+                 "    client-certificate: certs/client.crt\n    client-key: certs/client.key\n    tokenFile: tok\n"));
   auto c = kubeconfig_config({path}, "");
   CHECK(c.ca_pem == "FILE-CA");
   CHECK(c.tls_server_name == "api.test");
@@ -62,10 +65,11 @@ TEST_CASE("--context picks another context; merged files: first wins") {
 
 TEST_CASE("exec plugin settings") {
   testing::TempDir dir;
-  auto path = dir.write("k", kubeconfig(kServer + kCaData,
-                                        "    exec:\n      apiVersion: client.authentication.k8s.io/v1\n      command: bin/get-token\n"
-                                        "      args: [--cluster, prod]\n      env:\n      - {name: A, value: b}\n"
-                                        "      provideClusterInfo: true\n      interactiveMode: Never\n"));
+  auto path = dir.write(
+      "k", kubeconfig(kServer + kCaData,
+                      "    exec:\n      apiVersion: client.authentication.k8s.io/v1\n      command: bin/get-token\n"
+                      "      args: [--cluster, prod]\n      env:\n      - {name: A, value: b}\n"
+                      "      provideClusterInfo: true\n      interactiveMode: Never\n"));
   auto c = kubeconfig_config({path}, "");
   REQUIRE(c.credentials.exec);
   CHECK(c.credentials.exec->command == dir.path() + "/bin/get-token");
@@ -89,45 +93,57 @@ TEST_CASE("bad kubeconfigs fail with a message that says what is wrong") {
       {kubeconfig("    server: http://127.0.0.1\n" + kCaData, "    token: t\n"), "plain http"},
       {kubeconfig(kServer, "    token: t\n"), "has no certificate-authority"},
       {kubeconfig(kServer + "    certificate-authority-data: '***'\n", "    token: t\n"), "not valid base64"},
-      {kubeconfig(kServer + "    certificate-authority: missing.crt\n", "    token: t\n"), "cannot read certificate authority"},
-      {kubeconfig(kServer + kCaData, "    client-certificate-data: Q0EtUEVN\n"), "needs both a client certificate and a client key"},
-      {kubeconfig(kServer + kCaData, "    exec:\n      apiVersion: client.authentication.k8s.io/v1alpha1\n      command: x\n"), "is not supported"},
+      {kubeconfig(kServer + "    certificate-authority: missing.crt\n", "    token: t\n"),
+       "cannot read certificate authority"},
+      {kubeconfig(kServer + kCaData, "    client-certificate-data: Q0EtUEVN\n"),
+       "needs both a client certificate and a client key"},
+      {kubeconfig(kServer + kCaData,
+                  "    exec:\n      apiVersion: client.authentication.k8s.io/v1alpha1\n      command: x\n"),
+       "is not supported"},
       {kubeconfig(kServer + kCaData, "    auth-provider: {name: gcp}\n"), "auth-provider"},
-      {kubeconfig(kServer + kCaData + "    insecure-skip-tls-verify: maybe\n", "    token: t\n"), "must be true or false"},
+      {kubeconfig(kServer + kCaData + "    insecure-skip-tls-verify: maybe\n", "    token: t\n"),
+       "must be true or false"},
       {kubeconfig(kServer + kCaData, "    tokenFile: nope\n"), "cannot read token file"},
       {kubeconfig(kServer + kCaData, "    token: t\n") + "- name: \xff\n  user: {}\n", "is not valid UTF-8"},
   };
   for (const auto& c : cases) {
     auto path = dir.write("bad", c.text);
-    CHECK_THROWS_WITH_AS_MESSAGE(kubeconfig_config({path}, ""), doctest::Contains(c.message.c_str()), ConfigError, c.text);
+    CHECK_THROWS_WITH_AS_MESSAGE(kubeconfig_config({path}, ""), doctest::Contains(c.message.c_str()), ConfigError,
+                                 c.text);
   }
-  CHECK_THROWS_WITH_AS(kubeconfig_config({dir.path() + "/absent"}, ""), doctest::Contains("cannot read kubeconfig"), ConfigError);
+  CHECK_THROWS_WITH_AS(kubeconfig_config({dir.path() + "/absent"}, ""), doctest::Contains("cannot read kubeconfig"),
+                       ConfigError);
 }
 
 TEST_CASE("insecure-skip-tls-verify needs no CA") {
   testing::TempDir dir;
-  auto c = kubeconfig_config({dir.write("k", kubeconfig(kServer + "    insecure-skip-tls-verify: true\n", "    token: t\n"))}, "");
+  auto c = kubeconfig_config(
+      {dir.write("k", kubeconfig(kServer + "    insecure-skip-tls-verify: true\n", "    token: t\n"))}, "");
   CHECK(c.insecure_skip_tls_verify);
 }
 
 TEST_CASE("ExecCredential answers") {
   const std::string v1 = "client.authentication.k8s.io/v1";
-  auto ok = parse_exec_credential(R"({"apiVersion":"client.authentication.k8s.io/v1","kind":"ExecCredential","status":{"token":"abc"}})", v1);
+  auto ok = parse_exec_credential(
+      R"({"apiVersion":"client.authentication.k8s.io/v1","kind":"ExecCredential","status":{"token":"abc"}})", v1);
   CHECK(ok.token == "abc");
   auto cert = parse_exec_credential(
-      R"({"apiVersion":"client.authentication.k8s.io/v1","kind":"ExecCredential","status":{"clientCertificateData":"C","clientKeyData":"K"}})", v1);
+      R"({"apiVersion":"client.authentication.k8s.io/v1","kind":"ExecCredential","status":{"clientCertificateData":"C","clientKeyData":"K"}})",
+      v1);
   CHECK(cert.client_cert_pem == "C");
-  for (const char* bad : {"", "not json", R"({"kind":"Other"})",
-                          R"({"apiVersion":"client.authentication.k8s.io/v1beta1","kind":"ExecCredential","status":{"token":"a"}})",
-                          R"({"apiVersion":"client.authentication.k8s.io/v1","kind":"ExecCredential"})",
-                          R"({"apiVersion":"client.authentication.k8s.io/v1","kind":"ExecCredential","status":{}})",
-                          R"({"apiVersion":"client.authentication.k8s.io/v1","kind":"ExecCredential","status":{"token":5}})",
-                          R"({"apiVersion":"client.authentication.k8s.io/v1","kind":"ExecCredential","status":{"clientKeyData":"K"}})",
-                          R"({"apiVersion":"client.authentication.k8s.io/v1","kind":"ExecCredential","status":{"token":"t","x":[[[[)"
-                          R"([[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[)"
-                          R"([[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[)"
-                          R"([[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[)"
-                          R"(]]]]}})"}) {
+  for (
+      const char* bad :
+      {"", "not json", R"({"kind":"Other"})",
+       R"({"apiVersion":"client.authentication.k8s.io/v1beta1","kind":"ExecCredential","status":{"token":"a"}})",
+       R"({"apiVersion":"client.authentication.k8s.io/v1","kind":"ExecCredential"})",
+       R"({"apiVersion":"client.authentication.k8s.io/v1","kind":"ExecCredential","status":{}})",
+       R"({"apiVersion":"client.authentication.k8s.io/v1","kind":"ExecCredential","status":{"token":5}})",
+       R"({"apiVersion":"client.authentication.k8s.io/v1","kind":"ExecCredential","status":{"clientKeyData":"K"}})",
+       R"({"apiVersion":"client.authentication.k8s.io/v1","kind":"ExecCredential","status":{"token":"t","x":[[[[)"
+       R"([[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[)"
+       R"([[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[)"
+       R"([[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[)"
+       R"(]]]]}})"}) {
     CHECK_THROWS_AS_MESSAGE(parse_exec_credential(bad, v1), ConfigError, bad);
   }
 }
@@ -136,7 +152,9 @@ TEST_CASE("running a plugin: token out, failures with their stderr") {
   testing::TempDir dir;
   auto ok = dir.write("ok.sh",
                       "#!/bin/sh\necho \"$KUBERNETES_EXEC_INFO\" > \"$(dirname \"$0\")/info\"\n"
-                      "echo '{\"apiVersion\":\"client.authentication.k8s.io/v1\",\"kind\":\"ExecCredential\",\"status\":{\"token\":\"from-plugin\"}}'\n");
+                      "echo "
+                      "'{\"apiVersion\":\"client.authentication.k8s.io/"
+                      "v1\",\"kind\":\"ExecCredential\",\"status\":{\"token\":\"from-plugin\"}}'\n");
   auto fail = dir.write("fail.sh", "#!/bin/sh\necho 'login required' >&2\nexit 3\n");
   auto slow = dir.write("slow.sh", "#!/bin/sh\nsleep 5\n");
   for (const auto& p : {ok, fail, slow}) std::filesystem::permissions(p, std::filesystem::perms::owner_all);
@@ -145,10 +163,13 @@ TEST_CASE("running a plugin: token out, failures with their stderr") {
   ExecConfig e{"client.authentication.k8s.io/v1", ok, {}, {}, false, ""};
   CHECK(run_exec_plugin(e, cfg, std::chrono::seconds(5)).token == "from-plugin");
   e.command = fail;
-  CHECK_THROWS_WITH_AS(run_exec_plugin(e, cfg, std::chrono::seconds(5)), doctest::Contains("(exit 3): login required"), ConfigError);
+  CHECK_THROWS_WITH_AS(run_exec_plugin(e, cfg, std::chrono::seconds(5)), doctest::Contains("(exit 3): login required"),
+                       ConfigError);
   e.command = slow;
-  CHECK_THROWS_WITH_AS(run_exec_plugin(e, cfg, std::chrono::milliseconds(300)), doctest::Contains("did not answer"), ConfigError);
+  CHECK_THROWS_WITH_AS(run_exec_plugin(e, cfg, std::chrono::milliseconds(300)), doctest::Contains("did not answer"),
+                       ConfigError);
   e.command = dir.path() + "/absent";
   e.install_hint = "install it with apt";
-  CHECK_THROWS_WITH_AS(run_exec_plugin(e, cfg, std::chrono::seconds(5)), doctest::Contains("cannot be started"), ConfigError);
+  CHECK_THROWS_WITH_AS(run_exec_plugin(e, cfg, std::chrono::seconds(5)), doctest::Contains("cannot be started"),
+                       ConfigError);
 }

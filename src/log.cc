@@ -23,7 +23,8 @@ class JsonFormatter final : public spdlog::formatter {
   void format(const spdlog::details::log_msg& msg, spdlog::memory_buf_t& dest) override {
     std::string level(spdlog::level::to_string_view(msg.level).data(), spdlog::level::to_string_view(msg.level).size());
     if (level == "warning") level = "warn";
-    std::string line = format_json_log(level, std::string(msg.payload.data(), msg.payload.size()), rfc3339_nano(msg.time));
+    std::string line =
+        format_json_log(level, std::string(msg.payload.data(), msg.payload.size()), rfc3339_nano(msg.time));
     dest.append(line.data(), line.data() + line.size());
     dest.push_back('\n');
   }
@@ -38,7 +39,8 @@ void setup_logging(LogFormat format, bool verbose) {
   if (format == LogFormat::kJson) {
     logger->set_formatter(std::make_unique<JsonFormatter>());
   } else {
-    logger->set_formatter(std::make_unique<spdlog::pattern_formatter>("%Y-%m-%dT%H:%M:%SZ %l %v", spdlog::pattern_time_type::utc));
+    logger->set_formatter(
+        std::make_unique<spdlog::pattern_formatter>("%Y-%m-%dT%H:%M:%SZ %l %v", spdlog::pattern_time_type::utc));
   }
   logger->set_level(verbose ? spdlog::level::debug : spdlog::level::info);
   logger->flush_on(spdlog::level::trace);

@@ -1,6 +1,7 @@
 #include "log.h"
 
 #include <doctest/doctest.h>
+
 #include <nlohmann/json.hpp>
 
 TEST_CASE("JSON log lines are one valid object, whatever the message holds") {

@@ -1,11 +1,11 @@
 // windowctl: suspend, resume and relabel Flux objects for reconciliation windows.
 #include <spdlog/spdlog.h>
+#include <unistd.h>
 
 #include <algorithm>
 #include <csignal>
 #include <cstdlib>
 #include <iostream>
-#include <unistd.h>
 
 #include "cli.h"
 #include "client.h"

@@ -79,8 +79,10 @@ json scalar(const YAML::Node& node) {
   if (node.Tag() != "?") return v;  // quoted or explicitly tagged: as written
   static const char* const kTrue[] = {"true", "True", "TRUE", "yes", "Yes", "YES", "on", "On", "ON", "y", "Y"};
   static const char* const kFalse[] = {"false", "False", "FALSE", "no", "No", "NO", "off", "Off", "OFF", "n", "N"};
-  for (const char* t : kTrue) if (v == t) return true;
-  for (const char* f : kFalse) if (v == f) return false;
+  for (const char* t : kTrue)
+    if (v == t) return true;
+  for (const char* f : kFalse)
+    if (v == f) return false;
   if (v.empty() || v == "~" || v == "null" || v == "Null" || v == "NULL") return nullptr;
   long long n = 0;
   const char* b = v.data() + (v.front() == '+' ? 1 : 0);
@@ -93,11 +95,11 @@ struct Converter {
   std::size_t nodes = 0;
 
   json operator()(const YAML::Node& node, int depth) {
-    if (++nodes > kMaxNodes) throw ConfigError("expands to more than " + std::to_string(kMaxNodes) + " YAML nodes (aliases?)");
+    if (++nodes > kMaxNodes)
+      throw ConfigError("expands to more than " + std::to_string(kMaxNodes) + " YAML nodes (aliases?)");
     if (depth > kMaxJsonDepth) throw ConfigError("nests deeper than " + std::to_string(kMaxJsonDepth) + " levels");
     switch (node.Type()) {
-      case YAML::NodeType::Scalar:
-        return scalar(node);
+      case YAML::NodeType::Scalar: return scalar(node);
       case YAML::NodeType::Sequence: {
         json out = json::array();
         for (const auto& item : node) out.push_back((*this)(item, depth + 1));
@@ -111,8 +113,7 @@ struct Converter {
         }
         return out;
       }
-      default:
-        return nullptr;
+      default: return nullptr;
     }
   }
 };
@@ -232,11 +233,13 @@ std::vector<json> parse_manifests(const std::vector<ManifestSource>& sources) {
       try {
         doc = YAML::Load(std::string(chunk.text));
       } catch (const YAML::Exception& e) {
-        throw ConfigError(src.name + ": invalid YAML at line " + std::to_string(chunk.first_line + e.mark.line + 1) + ": " + e.msg);
+        throw ConfigError(src.name + ": invalid YAML at line " + std::to_string(chunk.first_line + e.mark.line + 1) +
+                          ": " + e.msg);
       }
       if (!doc || doc.IsNull()) {
         if (has_content(chunk.text)) {
-          throw ConfigError(where + " (from line " + std::to_string(chunk.first_line + 1) + ") is not YAML this reader can read");
+          throw ConfigError(where + " (from line " + std::to_string(chunk.first_line + 1) +
+                            ") is not YAML this reader can read");
         }
         continue;
       }

@@ -22,7 +22,8 @@ std::string error_of(const std::string& text) {
 
 TEST_CASE("manifests: documents, lists and scalar types") {
   auto objs = parse(
-      "---\n# empty\n---\nkind: A\nmetadata: {name: a}\nspec:\n  suspend: true\n  n: 3\n  s: \"true\"\n  z: ~\n  v: 1.5\n---\n"
+      "---\n# empty\n---\nkind: A\nmetadata: {name: a}\nspec:\n  suspend: true\n  n: 3\n  s: \"true\"\n  z: ~\n  v: "
+      "1.5\n---\n"
       "kind: List\nitems:\n- {kind: B, spec: {suspend: no}}\n- kind: C\n...\n");
   REQUIRE(objs.size() == 3);
   CHECK(objs[0]["spec"] == json{{"suspend", true}, {"n", 3}, {"s", "true"}, {"z", nullptr}, {"v", "1.5"}});
@@ -32,13 +33,14 @@ TEST_CASE("manifests: documents, lists and scalar types") {
 }
 
 TEST_CASE("manifests: bad input is one ConfigError naming where") {
-  CHECK(error_of("kind: A\n  b: [\n") .starts_with("in.yaml: invalid YAML at line"));
+  CHECK(error_of("kind: A\n  b: [\n").starts_with("in.yaml: invalid YAML at line"));
   CHECK(error_of("---\nkind: A\n---\n- 1\n") == "in.yaml, document 2 is not a Kubernetes object (a YAML mapping)");
   CHECK(error_of("metadata: {}\n") == "in.yaml, document 1 has no kind");
   CHECK(error_of("kind: List\nitems: 3\n") == "in.yaml, document 1: items of the List is not a list");
   CHECK(error_of("kind: A\nx: \"\xff\"\n") == "in.yaml is not valid UTF-8");
   CHECK(error_of("kind: A\n? [a]\n: b\n").find("key that is not a string") != std::string::npos);
-  CHECK(error_of("kind: A\nx: " + std::string(300, '[') + std::string(300, ']') + "\n").find("nests deeper") != std::string::npos);
+  CHECK(error_of("kind: A\nx: " + std::string(300, '[') + std::string(300, ']') + "\n").find("nests deeper") !=
+        std::string::npos);
   // Aliases that expand exponentially stop at the node cap.
   std::string bomb = "a0: &a0 [x, x, x, x, x, x, x, x]\n";
   for (int i = 1; i < 9; ++i) {

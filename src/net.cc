@@ -63,7 +63,8 @@ void wait_fd(int fd, short events, Clock::time_point deadline, const char* what)
     int n = ::poll(&p, 1, remaining_ms(deadline));
     if (n > 0) return;
     if (n == 0) throw TransportError(TransportError::Kind::kTimeout, std::string("timed out while ") + what);
-    if (errno != EINTR) throw TransportError(TransportError::Kind::kConnect, std::string("poll: ") + std::strerror(errno));
+    if (errno != EINTR)
+      throw TransportError(TransportError::Kind::kConnect, std::string("poll: ") + std::strerror(errno));
   }
 }
 
@@ -99,7 +100,8 @@ int tcp_connect(const std::string& host, int port, Clock::time_point deadline) {
     ::setsockopt(fd, IPPROTO_TCP, TCP_NODELAY, &one, sizeof one);
     return fd;
   }
-  throw TransportError(TransportError::Kind::kConnect, "cannot connect to " + host + ":" + std::to_string(port) + ": " + last_error);
+  throw TransportError(TransportError::Kind::kConnect,
+                       "cannot connect to " + host + ":" + std::to_string(port) + ": " + last_error);
 }
 
 }  // namespace windowctl

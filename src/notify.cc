@@ -12,8 +12,8 @@
 
 #include "http.h"
 #include "json_read.h"
-#include "text.h"
 #include "net.h"
+#include "text.h"
 #include "util.h"
 
 namespace windowctl {
@@ -44,7 +44,9 @@ std::optional<NotifyEndpoint> parse_notify_url(std::string_view url, std::string
   constexpr std::string_view kScheme = "http://";
   if (url.size() < kScheme.size() || !iequals_ascii(url.substr(0, kScheme.size()), kScheme)) {
     if (url.size() >= 8 && iequals_ascii(url.substr(0, 8), "https://")) {
-      return fail(problem, "https is not supported: notification-controller's event receiver speaks plain HTTP inside the cluster");
+      return fail(
+          problem,
+          "https is not supported: notification-controller's event receiver speaks plain HTTP inside the cluster");
     }
     return fail(problem, "it must start with http://");
   }
@@ -65,7 +67,8 @@ std::optional<NotifyEndpoint> parse_notify_url(std::string_view url, std::string
     ep.host = std::string(authority.substr(1, close - 1));
     // inet_pton stops at a NUL: the characters are checked first, so what it accepts is the host.
     for (char c : ep.host) {
-      if (!std::isxdigit(static_cast<unsigned char>(c)) && c != ':' && c != '.') return fail(problem, "its host is not an IPv6 address");
+      if (!std::isxdigit(static_cast<unsigned char>(c)) && c != ':' && c != '.')
+        return fail(problem, "its host is not an IPv6 address");
     }
     unsigned char buf[16];
     if (inet_pton(AF_INET6, ep.host.c_str(), buf) != 1) return fail(problem, "its host is not an IPv6 address");
@@ -126,8 +129,11 @@ nlohmann::json flux_event(const nlohmann::json& core_event, std::string_view win
 
 void Notifier::post(const std::string& body) {
   const auto deadline = Clock::now() + timeout_;
-  http::Request req{"POST", endpoint_.path, endpoint_.host + (endpoint_.port == 80 ? "" : ":" + std::to_string(endpoint_.port)),
-                    {{"User-Agent", user_agent_}, {"Content-Type", "application/json"}, {"Connection", "close"}}, body};
+  http::Request req{"POST",
+                    endpoint_.path,
+                    endpoint_.host + (endpoint_.port == 80 ? "" : ":" + std::to_string(endpoint_.port)),
+                    {{"User-Agent", user_agent_}, {"Content-Type", "application/json"}, {"Connection", "close"}},
+                    body};
   // An IPv6 literal goes into Host in brackets.
   if (endpoint_.host.find(':') != std::string::npos) {
     req.host = "[" + endpoint_.host + "]" + (endpoint_.port == 80 ? "" : ":" + std::to_string(endpoint_.port));
@@ -164,7 +170,8 @@ void Notifier::post(const std::string& body) {
     }
     if (r == http::ResponseParser::Result::kNeedMore) continue;
     if (r == http::ResponseParser::Result::kError) {
-      throw TransportError(TransportError::Kind::kProtocol, "bad answer: " + (parser.error().empty() ? "truncated" : parser.error()));
+      throw TransportError(TransportError::Kind::kProtocol,
+                           "bad answer: " + (parser.error().empty() ? "truncated" : parser.error()));
     }
     int status = parser.response().status;
     if (status < 200 || status > 299) throw std::runtime_error("the receiver answered HTTP " + std::to_string(status));
@@ -175,7 +182,8 @@ void Notifier::post(const std::string& body) {
 bool Notifier::send(const nlohmann::json& event) {
   if (failures_in_a_row_ >= 3) return false;
   const nlohmann::json* involved = field(event, "involvedObject");
-  const std::string what = string_at(event, "reason") + " for " + (involved ? string_at(*involved, "name") : std::string("?"));
+  const std::string what =
+      string_at(event, "reason") + " for " + (involved ? string_at(*involved, "name") : std::string("?"));
   try {
     post(event.dump(-1, ' ', false, nlohmann::json::error_handler_t::replace));
     failures_in_a_row_ = 0;

@@ -33,15 +33,14 @@ TEST_CASE("notify URLs: plain HTTP to a host, port and path, nothing a request l
     std::string_view url;
     const char* problem;
   };
-  for (const Bad& b : {Bad{"https://nc/", "https is not supported"}, Bad{"ftp://nc/", "must start with http://"},
-                       Bad{"http://", "names no host"}, Bad{"http://:80/", "names no host"},
-                       Bad{"http://nc:0/", "not 1-65535"}, Bad{"http://nc:65536/", "not 1-65535"},
-                       Bad{"http://nc:8x/", "not a number"}, Bad{"http://nc:/", "port is empty"},
-                       Bad{"http://user:pw@nc/", "credentials"}, Bad{"http://n c/", "host holds"},
-                       Bad{"http://nc/a b", "space or a control"}, Bad{"http://nc/a\r\nX: y", "space or a control"},
-                       Bad{"http://nc/#x", "fragment"}, Bad{"http://[fd00::1/", "no closing ]"},
-                       Bad{"http://[nc]/", "not an IPv6"},
-                       Bad{std::string_view("http://[::1\0p]/", 15), "not an IPv6"}, Bad{"http://[::1]x/", "after its IPv6"}}) {
+  for (const Bad& b :
+       {Bad{"https://nc/", "https is not supported"}, Bad{"ftp://nc/", "must start with http://"},
+        Bad{"http://", "names no host"}, Bad{"http://:80/", "names no host"}, Bad{"http://nc:0/", "not 1-65535"},
+        Bad{"http://nc:65536/", "not 1-65535"}, Bad{"http://nc:8x/", "not a number"},
+        Bad{"http://nc:/", "port is empty"}, Bad{"http://user:pw@nc/", "credentials"}, Bad{"http://n c/", "host holds"},
+        Bad{"http://nc/a b", "space or a control"}, Bad{"http://nc/a\r\nX: y", "space or a control"},
+        Bad{"http://nc/#x", "fragment"}, Bad{"http://[fd00::1/", "no closing ]"}, Bad{"http://[nc]/", "not an IPv6"},
+        Bad{std::string_view("http://[::1\0p]/", 15), "not an IPv6"}, Bad{"http://[::1]x/", "after its IPv6"}}) {
     CAPTURE(b.url);
     std::string problem;
     CHECK_FALSE(parse_notify_url(b.url, &problem));
@@ -52,9 +51,11 @@ TEST_CASE("notify URLs: plain HTTP to a host, port and path, nothing a request l
 TEST_CASE("a Flux event carries the core Event's object, reason and message, and its severity") {
   auto obj = R"({"metadata":{"name":"apps-rw","namespace":"flux-system","uid":"u-1","resourceVersion":"9"}})"_json;
   SysTime now = std::chrono::sys_days(std::chrono::year{2026} / 11 / 24) + std::chrono::hours(8);
-  auto core = make_event(*find_kind("ks"), "v1", obj, {"WindowClosed", "Normal", "Suspended by windowctl", "job-1"}, now);
+  auto core =
+      make_event(*find_kind("ks"), "v1", obj, {"WindowClosed", "Normal", "Suspended by windowctl", "job-1"}, now);
   auto e = flux_event(core, "closed");
-  CHECK(e["involvedObject"] == R"({"apiVersion":"kustomize.toolkit.fluxcd.io/v1","kind":"Kustomization","name":"apps-rw",
+  CHECK(e["involvedObject"] ==
+        R"({"apiVersion":"kustomize.toolkit.fluxcd.io/v1","kind":"Kustomization","name":"apps-rw",
                                    "namespace":"flux-system","uid":"u-1","resourceVersion":"9"})"_json);
   CHECK(e["severity"] == "info");
   CHECK(e["timestamp"] == "2026-11-24T08:00:00Z");
@@ -63,7 +64,8 @@ TEST_CASE("a Flux event carries the core Event's object, reason and message, and
   CHECK(e["reportingController"] == "windowctl");
   CHECK(e["reportingInstance"] == "job-1");
   CHECK(e["metadata"] == R"({"kustomize.toolkit.fluxcd.io/window":"closed"})"_json);
-  auto held = flux_event(make_event(*find_kind("hr"), "v2", obj, {"WindowOpenHeld", "Warning", "held", "j"}, now), "held");
+  auto held =
+      flux_event(make_event(*find_kind("hr"), "v2", obj, {"WindowOpenHeld", "Warning", "held", "j"}, now), "held");
   CHECK(held["severity"] == "error");
   CHECK(held["metadata"] == R"({"helm.toolkit.fluxcd.io/window":"held"})"_json);
   // Whatever shape it is handed, the required fields are strings.

@@ -9,7 +9,6 @@ namespace {
 local_seconds as_local(sys_seconds t) { return local_seconds{t.time_since_epoch()}; }
 sys_seconds as_sys(LocalMinute w) { return sys_seconds{w.time_since_epoch()}; }
 
-
 }  // namespace
 
 std::optional<seconds> steady_offset(const TimeZone& zone, sys_seconds t) {

@@ -45,16 +45,20 @@ TEST_CASE("occurrences are inclusive at the near end and bounded at the far end"
 
 TEST_CASE("occurrences: a time in the gap moves forward, a repeated time counts once") {
   // 02:30 on 29 March 2026 in Zurich is 03:30 CEST (01:30Z), after 03:00 CEST (01:00Z).
-  CHECK(first_at("30 2 * * *", "Europe/Zurich", "2026-03-29T00:00:00Z", "2026-04-01T00:00:00Z") == "2026-03-29T01:30:00Z");
+  CHECK(first_at("30 2 * * *", "Europe/Zurich", "2026-03-29T00:00:00Z", "2026-04-01T00:00:00Z") ==
+        "2026-03-29T01:30:00Z");
   CHECK(first_at("0,30 2,3 * * *", "Europe/Zurich", "2026-03-29T01:00:01Z", "2026-04-01T00:00:00Z") ==
         "2026-03-29T01:30:00Z");
-  CHECK(last_at("0 3 * * *", "Europe/Zurich", "2026-03-29T01:29:00Z", "2026-03-01T00:00:00Z") == "2026-03-29T01:00:00Z");
+  CHECK(last_at("0 3 * * *", "Europe/Zurich", "2026-03-29T01:29:00Z", "2026-03-01T00:00:00Z") ==
+        "2026-03-29T01:00:00Z");
   // The wall time 02:30 comes before 03:00, its instant after: the latest instant wins.
   CHECK(last_at("0,30 2,3 * * *", "Europe/Zurich", "2026-03-29T01:45:00Z", "2026-03-01T00:00:00Z") ==
         "2026-03-29T01:30:00Z");
   // 02:30 on 25 October 2026 happens at 00:30Z (CEST), not again at 01:30Z (CET).
-  CHECK(first_at("30 2 * * *", "Europe/Zurich", "2026-10-25T00:31:00Z", "2026-10-27T00:00:00Z") == "2026-10-26T01:30:00Z");
-  CHECK(last_at("30 2 * * *", "Europe/Zurich", "2026-10-25T01:45:00Z", "2026-10-01T00:00:00Z") == "2026-10-25T00:30:00Z");
+  CHECK(first_at("30 2 * * *", "Europe/Zurich", "2026-10-25T00:31:00Z", "2026-10-27T00:00:00Z") ==
+        "2026-10-26T01:30:00Z");
+  CHECK(last_at("30 2 * * *", "Europe/Zurich", "2026-10-25T01:45:00Z", "2026-10-01T00:00:00Z") ==
+        "2026-10-25T00:30:00Z");
 }
 
 TEST_CASE("occurrences agree with next_match read through the zone") {

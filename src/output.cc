@@ -13,9 +13,7 @@ namespace {
 std::string result_line_raw(const TargetResult& r);
 }  // namespace
 
-std::string result_line(const TargetResult& r) {
-  return printable(result_line_raw(r), std::string::npos);
-}
+std::string result_line(const TargetResult& r) { return printable(result_line_raw(r), std::string::npos); }
 
 namespace {
 
@@ -43,8 +41,9 @@ namespace {
 // print one shape, so a script indexes any key of any element without guarding.
 json target_element(const std::string& kind, const std::string& ns, const std::string& name) {
   json j = {{"kind", kind}, {"namespace", ns}, {"name", name}, {"dryRun", false}};
-  for (const char* key : {"result", "message", "error", "changed", "current", "patch", "wait", "suspended", "suspendedBy", "since",
-                          "reason", "ready", "revision", "window", "nextOpen", "nextClose", "override"}) {
+  for (const char* key :
+       {"result", "message", "error", "changed", "current", "patch", "wait", "suspended", "suspendedBy", "since",
+        "reason", "ready", "revision", "window", "nextOpen", "nextClose", "override"}) {
     j[key] = nullptr;
   }
   return j;
@@ -97,9 +96,7 @@ void JsonListWriter::add(const json& element) {
   any_ = true;
 }
 
-void JsonListWriter::finish() {
-  out_ << (any_ ? "\n  ]\n}\n" : head_ + "]\n}\n") << std::flush;
-}
+void JsonListWriter::finish() { out_ << (any_ ? "\n  ]\n}\n" : head_ + "]\n}\n") << std::flush; }
 
 void ResultWriter::add(const TargetResult& r) {
   if (format_ == OutputFormat::kJson) {
@@ -146,7 +143,8 @@ StatusRow status_row(const KindAdapter& kind, const json& object) {
 std::string describe_state(const json& object) {
   ObjectState s = read_state(object);
   if (!s.suspended) return "running";
-  if (!s.marked) return "suspended by someone else" + (s.flux_reason.empty() ? "" : " (reason " + quote_reason(s.flux_reason) + ")");
+  if (!s.marked)
+    return "suspended by someone else" + (s.flux_reason.empty() ? "" : " (reason " + quote_reason(s.flux_reason) + ")");
   std::string text = "suspended by windowctl";
   if (!s.suspended_at.empty()) text += " since " + s.suspended_at;
   if (!s.reason.empty()) text += " (" + s.reason + ")";
@@ -167,9 +165,11 @@ std::string render_schedule(const Schedule& schedule, SysTime at, int count, Out
   std::string out;
   if (open && !windows.empty() && windows.front().start <= at) {
     const auto& w = windows.front();
-    out += "open: closes in " + until(w.end) + " (" + format_local(w.end, zone) + (w.ends_later ? ", or later" : "") + ")\n";
+    out += "open: closes in " + until(w.end) + " (" + format_local(w.end, zone) + (w.ends_later ? ", or later" : "") +
+           ")\n";
   } else if (!windows.empty()) {
-    out += "closed: opens in " + until(windows.front().start) + " (" + format_local(windows.front().start, zone) + ")\n";
+    out +=
+        "closed: opens in " + until(windows.front().start) + " (" + format_local(windows.front().start, zone) + ")\n";
   } else {
     out += "closed: no window opens within the next 5 years\n";
   }
@@ -181,8 +181,10 @@ std::string render_schedule(const Schedule& schedule, SysTime at, int count, Out
   std::vector<std::vector<std::string>> table = {{"START (UTC)", "END (UTC)", "LENGTH"}};
   if (local_columns) table[0].insert(table[0].begin(), {"START" + local, "END" + local});
   for (const auto& w : windows) {
-    table.push_back({rfc3339(w.start), rfc3339(w.end), human_until(std::chrono::floor<std::chrono::seconds>(w.end - w.start))});
-    if (local_columns) table.back().insert(table.back().begin(), {format_local(w.start, zone), format_local(w.end, zone)});
+    table.push_back(
+        {rfc3339(w.start), rfc3339(w.end), human_until(std::chrono::floor<std::chrono::seconds>(w.end - w.start))});
+    if (local_columns)
+      table.back().insert(table.back().begin(), {format_local(w.start, zone), format_local(w.end, zone)});
   }
   out += "\n";
   std::vector<std::size_t> width(table[0].size(), 0);
@@ -221,7 +223,9 @@ json status_json(const StatusRow& r) {
   j["nextOpen"] = utc(r.next_open);
   j["nextClose"] = utc(r.next_close);
   if (!r.override_state.empty()) {
-    j["override"] = {{"state", r.override_state}, {"until", utc(r.override_until)}, {"by", or_null(r.override_by)},
+    j["override"] = {{"state", r.override_state},
+                     {"until", utc(r.override_until)},
+                     {"by", or_null(r.override_by)},
                      {"reason", or_null(r.override_reason)}};
   }
   return j;
@@ -244,14 +248,20 @@ std::string status_table(const std::vector<StatusRow>& rows, bool header, bool w
   if (overrides) head.push_back("OVERRIDE");
   head.push_back("MESSAGE");
   auto cells = [&](const StatusRow& r) {
-    std::vector<std::string> line = {r.ns, r.show_kind ? ascii_lower(r.kind) + "/" + r.name : r.name, r.suspended ? "True" : "False", r.by, r.since.empty() ? "-" : r.since,
-                                     r.ready, r.revision.empty() ? "-" : r.revision};
+    std::vector<std::string> line = {r.ns,
+                                     r.show_kind ? ascii_lower(r.kind) + "/" + r.name : r.name,
+                                     r.suspended ? "True" : "False",
+                                     r.by,
+                                     r.since.empty() ? "-" : r.since,
+                                     r.ready,
+                                     r.revision.empty() ? "-" : r.revision};
     if (windows) {
       for (const std::string* v : {&r.window, &r.next_open, &r.next_close}) line.push_back(v->empty() ? "-" : *v);
     }
     if (overrides) {
-      line.push_back(r.override_state.empty() ? "-" : r.override_state + " until " + r.override_until +
-                                                           (r.override_by.empty() ? "" : " by " + r.override_by));
+      line.push_back(r.override_state.empty() ? "-"
+                                              : r.override_state + " until " + r.override_until +
+                                                    (r.override_by.empty() ? "" : " by " + r.override_by));
     }
     line.push_back(r.message);
     // Every cell may carry an object's text (annotations, conditions): one terminal-safe line.

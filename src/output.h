@@ -16,12 +16,11 @@ namespace windowctl {
 
 enum class OutputFormat { kText, kJson };
 
-
 struct TargetResult {
   std::string ns;
   std::string name;
   std::string kind;
-  bool show_kind = false;  // a --targets target: the line names its kind, as --targets does
+  bool show_kind = false;            // a --targets target: the line names its kind, as --targets does
   std::optional<Decision> decision;  // absent when the target failed before a decision
   std::string error;                 // non-empty: the target failed
   std::string current;               // dry-run: the state the plan started from
@@ -73,19 +72,19 @@ struct StatusRow {
   std::string ns;
   std::string name;
   bool suspended = false;
-  std::string by;     // windowctl, someone else, -
-  std::string since;  // RFC 3339 when windowctl suspended it
+  std::string by;      // windowctl, someone else, -
+  std::string since;   // RFC 3339 when windowctl suspended it
   std::string reason;  // windowctl's --reason, or for someone else's suspension Flux's reason annotation
-  std::string ready;  // True, False, Unknown (JSON: true, false, null)
+  std::string ready;   // True, False, Unknown (JSON: true, false, null)
   std::string revision;
   std::string message;
-  std::string error;  // non-empty: the target could not be read (only -o json lists it; the text is on stderr)
+  std::string error;           // non-empty: the target could not be read (only -o json lists it; the text is on stderr)
   std::string override_state;  // open, closed or empty
   std::string override_until;
   std::string override_by;
   std::string override_reason;
-  std::string window;      // open, closed, invalid; empty when no schedule applies
-  std::string next_open;   // RFC 3339 in the window's zone
+  std::string window;     // open, closed, invalid; empty when no schedule applies
+  std::string next_open;  // RFC 3339 in the window's zone
   std::string next_close;
 };
 

@@ -27,7 +27,8 @@ TEST_CASE("one line per target") {
   CHECK(result_line(result(Outcome::kHeld, false)) == "flux-system/apps-rw held: suspended by someone else");
   TargetResult failed{"flux-system", "gone", "Kustomization"};
   failed.error = "not found: kustomizations.kustomize.toolkit.fluxcd.io \"gone\" not found";
-  CHECK(result_line(failed) == "flux-system/gone failed: not found: kustomizations.kustomize.toolkit.fluxcd.io \"gone\" not found");
+  CHECK(result_line(failed) ==
+        "flux-system/gone failed: not found: kustomizations.kustomize.toolkit.fluxcd.io \"gone\" not found");
   auto dry = result(Outcome::kClosed);
   dry.dry_run = true;
   dry.current = "running";
@@ -38,7 +39,8 @@ TEST_CASE("one line per target") {
 }
 
 TEST_CASE("JSON results carry the same facts") {
-  auto j = json::parse(render_results({result(Outcome::kClosed), result(Outcome::kHeld, false)}, OutputFormat::kJson, "close"));
+  auto j = json::parse(
+      render_results({result(Outcome::kClosed), result(Outcome::kHeld, false)}, OutputFormat::kJson, "close"));
   CHECK(j["command"] == "close");
   REQUIRE(j["results"].size() == 2);
   CHECK(j["results"][0]["result"] == "closed");
@@ -100,7 +102,8 @@ TEST_CASE("status and the writes print one element shape, failed targets include
   CHECK(failed["error"] == "not found");
   CHECK(failed["suspended"].is_null());
   // Ready: True, False, anything else (Unknown, none, a server's invention) is null.
-  for (auto [status, want] : {std::pair{"True", json(true)}, {"False", json(false)}, {"Unknown", json(nullptr)}, {"Maybe", json(nullptr)}}) {
+  for (auto [status, want] :
+       {std::pair{"True", json(true)}, {"False", json(false)}, {"Unknown", json(nullptr)}, {"Maybe", json(nullptr)}}) {
     StatusRow r;
     r.ready = status;
     r.by = "-";
@@ -135,7 +138,8 @@ TEST_CASE("status rows say who suspended what") {
   std::string table = render_status({row, status_row(ks, running)}, OutputFormat::kText);
   CHECK(table ==
         "NAMESPACE     NAME      SUSPENDED   BY          SINCE                  READY     REVISION        MESSAGE\n"
-        "flux-system   apps-rw   True        windowctl   2026-11-19T17:00:00Z   True      main@sha1:abc   Applied revision: main@sha1:abc\n"
+        "flux-system   apps-rw   True        windowctl   2026-11-19T17:00:00Z   True      main@sha1:abc   Applied "
+        "revision: main@sha1:abc\n"
         "flux-system   apps-rt   False       -           -                      Unknown   -\n");
 }
 
@@ -150,7 +154,8 @@ TEST_CASE("an override shows in its own column, only when there is one") {
   CHECK(table.find("open until 2026-11-22T10:00:00Z by alice") != std::string::npos);
   auto j = json::parse(render_status({row}, OutputFormat::kJson));
   CHECK(j["results"][0]["override"]["reason"] == "INC-123");
-  auto plain = json::parse(render_status({status_row(ks, json::parse(R"({"metadata":{"name":"x"},"spec":{}})"))}, OutputFormat::kJson));
+  auto plain = json::parse(
+      render_status({status_row(ks, json::parse(R"({"metadata":{"name":"x"},"spec":{}})"))}, OutputFormat::kJson));
   CHECK(plain["results"][0]["override"].is_null());
 }
 
@@ -236,17 +241,18 @@ TEST_CASE("schedule text names the zone of its local columns") {
   Schedule zurich;
   zurich.allow.push_back(parse_window("0 17 * * FRI to 0 8 * * MON in Europe/Zurich"));
   std::string text = render_schedule(zurich, at("2026-03-26T00:00:00Z"), 1, OutputFormat::kText);
-  CHECK(text ==
-        "closed: opens in 1d 16h (2026-03-27T17:00:00+01:00)\n"
-        "\n"
-        "START (Europe/Zurich)       END (Europe/Zurich)         START (UTC)            END (UTC)              LENGTH\n"
-        "2026-03-27T17:00:00+01:00   2026-03-30T08:00:00+02:00   2026-03-27T16:00:00Z   2026-03-30T06:00:00Z   2d 14h\n");
+  CHECK(
+      text ==
+      "closed: opens in 1d 16h (2026-03-27T17:00:00+01:00)\n"
+      "\n"
+      "START (Europe/Zurich)       END (Europe/Zurich)         START (UTC)            END (UTC)              LENGTH\n"
+      "2026-03-27T17:00:00+01:00   2026-03-30T08:00:00+02:00   2026-03-27T16:00:00Z   2026-03-30T06:00:00Z   2d 14h\n");
   Schedule plain;
   plain.allow.push_back(parse_window("0 8 * * MON to 0 8 * * *"));
   text = render_schedule(plain, at("2026-03-20T00:00:00Z"), 1, OutputFormat::kText);
   // UTC only: its columns once.
-  CHECK(text.find("\nSTART (UTC)            END (UTC)              LENGTH\n2026-03-23T08:00:00Z   2026-03-24T08:00:00Z   1d\n") !=
-        std::string::npos);
+  CHECK(text.find("\nSTART (UTC)            END (UTC)              LENGTH\n2026-03-23T08:00:00Z   2026-03-24T08:00:00Z "
+                  "  1d\n") != std::string::npos);
   Schedule etc_utc;
   etc_utc.allow.push_back(parse_window("0 8 * * MON to 0 8 * * * in Etc/UTC"));
   CHECK(render_schedule(etc_utc, at("2026-03-20T00:00:00Z"), 1, OutputFormat::kText) ==
@@ -257,9 +263,12 @@ TEST_CASE("schedule text names the zone of its local columns") {
         "closed: no window opens within the next 5 years\n");
   CHECK(render_schedule(rare, at("2026-11-24T00:00:00Z"), 3, OutputFormat::kJson) ==
         "{\n  \"command\": \"schedule\",\n  \"open\": false,\n  \"windows\": [\n    {\n"
-        "      \"end\": \"2028-03-01T00:00:00Z\",\n      \"start\": \"2028-02-29T00:00:00Z\"\n    }\n  ],\n  \"zone\": \"UTC\"\n}\n");
+        "      \"end\": \"2028-03-01T00:00:00Z\",\n      \"start\": \"2028-02-29T00:00:00Z\"\n    }\n  ],\n  \"zone\": "
+        "\"UTC\"\n}\n");
   // JSON times are UTC whatever the window's zone; the zone is named once.
   auto j = json::parse(render_schedule(zurich, at("2026-03-26T00:00:00Z"), 1, OutputFormat::kJson));
-  CHECK(j == json{{"command", "schedule"}, {"open", false}, {"zone", "Europe/Zurich"},
+  CHECK(j == json{{"command", "schedule"},
+                  {"open", false},
+                  {"zone", "Europe/Zurich"},
                   {"windows", {{{"start", "2026-03-27T16:00:00Z"}, {"end", "2026-03-30T06:00:00Z"}}}}});
 }

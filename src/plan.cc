@@ -74,14 +74,15 @@ ObjectState read_state(const json& obj) {
   s.reason = string_at(obj, "annotations", kReasonAnnotation);
   s.flux_reason = string_at(obj, "annotations", kFluxReasonAnnotation);
   s.reconcile_label = string_at(obj, "labels", kReconcileLabel);
-  s.has_marks = std::any_of(std::begin(kMarkKeys), std::end(kMarkKeys), [&](const char* k) { return has_annotation(obj, k); });
+  s.has_marks =
+      std::any_of(std::begin(kMarkKeys), std::end(kMarkKeys), [&](const char* k) { return has_annotation(obj, k); });
   s.override_state = string_at(obj, "annotations", kOverrideAnnotation);
   s.override_until = string_at(obj, "annotations", kOverrideUntilAnnotation);
   s.override_by = string_at(obj, "annotations", kOverrideByAnnotation);
   s.override_at = string_at(obj, "annotations", kOverrideAtAnnotation);
   s.override_reason = string_at(obj, "annotations", kOverrideReasonAnnotation);
-  s.has_override =
-      std::any_of(std::begin(kOverrideKeys), std::end(kOverrideKeys), [&](const char* k) { return has_annotation(obj, k); });
+  s.has_override = std::any_of(std::begin(kOverrideKeys), std::end(kOverrideKeys),
+                               [&](const char* k) { return has_annotation(obj, k); });
   return s;
 }
 
@@ -114,10 +115,11 @@ PlanInput scheduled_input(const ObjectState& s, PlanInput in, SysTime now) {
   if (v.override_active) {
     in.cause = v.cause;
     // What the operator sees: the job ran, and why it did not do what its schedule says.
-    in.override_note = (v.action == asked ? "override " : "kept " + std::string(v.action == Action::kOpen ? "open" : "closed") +
-                                                              " by override ") +
-                       s.override_state + " until " + s.override_until + (s.override_by.empty() ? "" : " by " + s.override_by) +
-                       (s.override_reason.empty() ? "" : " (" + s.override_reason + ")");
+    in.override_note =
+        (v.action == asked ? "override "
+                           : "kept " + std::string(v.action == Action::kOpen ? "open" : "closed") + " by override ") +
+        s.override_state + " until " + s.override_until + (s.override_by.empty() ? "" : " by " + s.override_by) +
+        (s.override_reason.empty() ? "" : " (" + s.override_reason + ")");
   } else {
     in.cause = "scheduled" + (v.override_dropped.empty() ? "" : ", " + v.override_dropped);
   }
@@ -159,9 +161,10 @@ Decision decide(const json& obj, const PlanInput& in) {
         d.outcome = Outcome::kHeld;
         d.event_reason = "WindowOpenHeld";
         d.event_type = "Warning";
-        d.event_message = with_reason("Left suspended: suspended by someone else, not windowctl (open --force resumes it)" +
-                                          cause + (s.flux_reason.empty() ? "" : "; their reason: " + quote_reason(s.flux_reason)),
-                                      in.reason);
+        d.event_message =
+            with_reason("Left suspended: suspended by someone else, not windowctl (open --force resumes it)" + cause +
+                            (s.flux_reason.empty() ? "" : "; their reason: " + quote_reason(s.flux_reason)),
+                        in.reason);
         if (!s.flux_reason.empty()) add_note(d.note, "reason " + quote_reason(s.flux_reason));
         return d;  // someone else's suspension: touch nothing, not even the label
       }
@@ -171,21 +174,20 @@ Decision decide(const json& obj, const PlanInput& in) {
         annotations[kRequestedAtAnnotation] = in.token;
         d.wait_for_token = true;
         d.event_reason = "WindowOpened";
-        d.event_message = with_reason(
-            (s.marked ? "Resumed by windowctl: window opened" : "Resumed by windowctl --force: it was suspended by someone else") +
-                cause,
-            in.reason);
+        d.event_message = with_reason((s.marked ? "Resumed by windowctl: window opened"
+                                                : "Resumed by windowctl --force: it was suspended by someone else") +
+                                          cause,
+                                      in.reason);
       } else {
         d.outcome = Outcome::kAlreadyOpen;
       }
       clear(obj, kMarkKeys, annotations);
       // Resumed, or running already: a suspend reason no longer says anything true.
       if (has_annotation(obj, kFluxReasonAnnotation)) annotations[kFluxReasonAnnotation] = nullptr;
-      if ((s.has_marks || has_annotation(obj, kFluxReasonAnnotation)) && !s.suspended) add_note(d.note, "stale marks cleared");
+      if ((s.has_marks || has_annotation(obj, kFluxReasonAnnotation)) && !s.suspended)
+        add_note(d.note, "stale marks cleared");
       break;
-    case Action::kRelabel:
-      d.outcome = label_differs ? Outcome::kRelabeled : Outcome::kAlreadyLabeled;
-      break;
+    case Action::kRelabel: d.outcome = label_differs ? Outcome::kRelabeled : Outcome::kAlreadyLabeled; break;
     case Action::kAdopt:
       if (!s.suspended) {
         d.outcome = Outcome::kAlreadyOpen;
@@ -199,7 +201,8 @@ Decision decide(const json& obj, const PlanInput& in) {
         mark(obj, in, annotations);
         d.event_reason = "WindowAdopted";
         d.event_message = with_reason(
-            "Adopted by windowctl: suspended by someone else, now marked as closed by windowctl, so the next open resumes it",
+            "Adopted by windowctl: suspended by someone else, now marked as closed by windowctl, so the next open "
+            "resumes it",
             in.reason);
       }
       break;

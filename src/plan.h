@@ -45,12 +45,12 @@ enum class OverrideMode {
 
 struct PlanInput {
   Action action = Action::kClose;
-  bool force = false;          // open: resume objects suspended by someone else too
-  bool relabel = false;        // open/close: also set the reconcile label
-  std::string label_value;     // relabel: "enabled" or "disabled"
-  std::string reason;          // --reason
-  std::string now;             // RFC 3339, recorded as suspended-at
-  std::string token;           // fresh requestedAt value for open
+  bool force = false;       // open: resume objects suspended by someone else too
+  bool relabel = false;     // open/close: also set the reconcile label
+  std::string label_value;  // relabel: "enabled" or "disabled"
+  std::string reason;       // --reason
+  std::string now;          // RFC 3339, recorded as suspended-at
+  std::string token;        // fresh requestedAt value for open
   OverrideMode override_mode = OverrideMode::kClear;
   std::string override_until;  // kSet: RFC 3339 end of the override
   std::string override_by;     // kSet: who asked for it
@@ -71,7 +71,7 @@ struct ObjectState {
   std::string override_by;
   std::string override_at;
   std::string override_reason;
-  bool has_override = false;    // any override annotation present
+  bool has_override = false;  // any override annotation present
 };
 
 ObjectState read_state(const nlohmann::json& object);

@@ -21,14 +21,17 @@ PlanInput input(Action a, bool force = false, bool relabel = false, std::string 
 }
 
 json object(json suspend, json annotations = json::object(), json labels = json::object()) {
-  json o = {{"metadata", {{"name", "apps-rw"}, {"namespace", "flux-system"}, {"resourceVersion", "42"}}}, {"spec", {{"interval", "10m"}}}};
+  json o = {{"metadata", {{"name", "apps-rw"}, {"namespace", "flux-system"}, {"resourceVersion", "42"}}},
+            {"spec", {{"interval", "10m"}}}};
   if (!suspend.is_null()) o["spec"]["suspend"] = suspend;
   if (!annotations.empty()) o["metadata"]["annotations"] = annotations;
   if (!labels.empty()) o["metadata"]["labels"] = labels;
   return o;
 }
 
-const json kMarks = {{kSuspendedByAnnotation, "windowctl"}, {kSuspendedAtAnnotation, "2026-11-19T17:00:00Z"}, {kReasonAnnotation, "weekly"}};
+const json kMarks = {{kSuspendedByAnnotation, "windowctl"},
+                     {kSuspendedAtAnnotation, "2026-11-19T17:00:00Z"},
+                     {kReasonAnnotation, "weekly"}};
 
 // RFC 7386 applied to a copy, to check that a patch really produces the desired state.
 json merged(json target, const json& patch) {
@@ -133,7 +136,9 @@ TEST_CASE("--relabel rides in the same patch") {
   auto settled = decide(object(true, kMarks), input(Action::kClose, false, true));
   CHECK(settled.outcome == Outcome::kAlreadyClosed);
   REQUIRE(settled.patch);
-  CHECK(*settled.patch == json::parse(R"({"metadata":{"resourceVersion":"42","labels":{"kustomize.toolkit.fluxcd.io/reconcile":"disabled"}}})"));
+  CHECK(*settled.patch ==
+        json::parse(
+            R"({"metadata":{"resourceVersion":"42","labels":{"kustomize.toolkit.fluxcd.io/reconcile":"disabled"}}})"));
   CHECK(describe(settled, false) == "already closed, relabeled");
   CHECK(settled.event_reason == "WindowRelabeled");
   auto same = decide(object(true, kMarks, {{kReconcileLabel, "Disabled"}}), input(Action::kClose, false, true));
@@ -145,7 +150,9 @@ TEST_CASE("relabel changes only the label") {
   in.label_value = "disabled";
   auto d = decide(object(true, kMarks), in);
   CHECK(d.outcome == Outcome::kRelabeled);
-  CHECK(*d.patch == json::parse(R"({"metadata":{"resourceVersion":"42","labels":{"kustomize.toolkit.fluxcd.io/reconcile":"disabled"}}})"));
+  CHECK(*d.patch ==
+        json::parse(
+            R"({"metadata":{"resourceVersion":"42","labels":{"kustomize.toolkit.fluxcd.io/reconcile":"disabled"}}})"));
   auto again = decide(merged(object(true, kMarks), *d.patch), in);
   CHECK(again.outcome == Outcome::kAlreadyLabeled);
   CHECK_FALSE(again.patch);
@@ -153,7 +160,8 @@ TEST_CASE("relabel changes only the label") {
 
 TEST_CASE("every state, action and flag: the patch reaches the goal and a second decision is a no-op") {
   std::vector<json> suspends = {nullptr, false, true, "yes"};
-  std::vector<json> annotation_sets = {json::object(), kMarks, {{kSuspendedByAnnotation, "alice"}}, {{kReasonAnnotation, "stale"}}};
+  std::vector<json> annotation_sets = {
+      json::object(), kMarks, {{kSuspendedByAnnotation, "alice"}}, {{kReasonAnnotation, "stale"}}};
   std::vector<json> label_sets = {json::object(), {{kReconcileLabel, "enabled"}}, {{kReconcileLabel, "DISABLED"}}};
   int cases = 0;
   for (const auto& suspend : suspends)
@@ -180,7 +188,9 @@ TEST_CASE("every state, action and flag: the patch reaches the goal and a second
                 case Action::kClose:
                   CHECK(s.suspended);
                   if (!before.suspended) CHECK(s.marked);
-                  if (before.suspended) CHECK(obj["metadata"].value("annotations", json::object()) == after["metadata"].value("annotations", json::object()));
+                  if (before.suspended)
+                    CHECK(obj["metadata"].value("annotations", json::object()) ==
+                          after["metadata"].value("annotations", json::object()));
                   break;
                 case Action::kOpen:
                   if (d.outcome == Outcome::kHeld) {
@@ -366,15 +376,18 @@ TEST_CASE("adopt marks someone else's suspension exactly as close would have") {
   CHECK_FALSE(ours.patch);
   CHECK(describe(ours, false) == "already closed, already marked by windowctl");
   // Overrides are not adopt's business.
-  json with_override = object(true, {{kOverrideAnnotation, "closed"}, {kOverrideUntilAnnotation, "2026-11-22T20:00:00Z"}});
+  json with_override =
+      object(true, {{kOverrideAnnotation, "closed"}, {kOverrideUntilAnnotation, "2026-11-22T20:00:00Z"}});
   auto kept = decide(with_override, input(Action::kAdopt));
   CHECK_FALSE((*kept.patch)["metadata"]["annotations"].contains(kOverrideAnnotation));
 }
 
 TEST_CASE("--scheduled: an active override wins over the job, an expired one is dropped") {
   SysTime now = *parse_rfc3339("2026-11-22T08:00:00Z");
-  const json closed_override = {{kSuspendedByAnnotation, "windowctl"}, {kOverrideAnnotation, "closed"},
-                                {kOverrideUntilAnnotation, "2026-11-22T20:00:00Z"}, {kOverrideByAnnotation, "alice"},
+  const json closed_override = {{kSuspendedByAnnotation, "windowctl"},
+                                {kOverrideAnnotation, "closed"},
+                                {kOverrideUntilAnnotation, "2026-11-22T20:00:00Z"},
+                                {kOverrideByAnnotation, "alice"},
                                 {kOverrideReasonAnnotation, "freeze"}};
   json frozen = object(true, closed_override);
 
@@ -385,7 +398,8 @@ TEST_CASE("--scheduled: an active override wins over the job, an expired one is 
   auto d = decide(frozen, open);
   CHECK(d.outcome == Outcome::kAlreadyClosed);
   CHECK_FALSE(d.patch);
-  CHECK(describe(d, false) == "already closed, kept closed by override closed until 2026-11-22T20:00:00Z by alice (freeze)");
+  CHECK(describe(d, false) ==
+        "already closed, kept closed by override closed until 2026-11-22T20:00:00Z by alice (freeze)");
 
   // The scheduled close agrees with the override: it stays, and the output names it.
   PlanInput close = scheduled_input(read_state(frozen), input(Action::kClose), now);
@@ -425,12 +439,17 @@ TEST_CASE("--scheduled: an active override wins over the job, an expired one is 
 }
 
 TEST_CASE("patch_visible: the object shows every change of the patch, its precondition aside") {
-  json object = {{"metadata", {{"name", "apps-rw"}, {"resourceVersion", "9"},
-                               {"annotations", {{"windowctl.io/suspended-by", "windowctl"}, {"windowctl.io/suspended-at", "T1"}}}}},
+  json object = {{"metadata",
+                  {{"name", "apps-rw"},
+                   {"resourceVersion", "9"},
+                   {"annotations", {{"windowctl.io/suspended-by", "windowctl"}, {"windowctl.io/suspended-at", "T1"}}}}},
                  {"spec", {{"suspend", true}, {"path", "./apps"}}}};
-  json patch = {{"metadata", {{"resourceVersion", "7"},
-                              {"annotations", {{"windowctl.io/suspended-by", "windowctl"}, {"windowctl.io/suspended-at", "T1"},
-                                               {"windowctl.io/reason", nullptr}}}}},
+  json patch = {{"metadata",
+                 {{"resourceVersion", "7"},
+                  {"annotations",
+                   {{"windowctl.io/suspended-by", "windowctl"},
+                    {"windowctl.io/suspended-at", "T1"},
+                    {"windowctl.io/reason", nullptr}}}}},
                 {"spec", {{"suspend", true}}}};
   CHECK(patch_visible(object, patch));
   // Someone else's close at another time is not windowctl's write.
@@ -479,7 +498,8 @@ TEST_CASE("Flux's suspend reason: close writes it, open removes it, held quotes 
   REQUIRE(d.patch);
   CHECK(d.patch->at("/metadata/annotations"_json_pointer).at(kFluxReasonAnnotation) == kDefaultFluxReason);
   // Already suspended: nothing is written, someone else's reason stays.
-  CHECK_FALSE(decide(object(true, {{kFluxReasonAnnotation, "theirs"}}), input(Action::kClose, false, false, "mine")).patch);
+  CHECK_FALSE(
+      decide(object(true, {{kFluxReasonAnnotation, "theirs"}}), input(Action::kClose, false, false, "mine")).patch);
 
   // open resumes and removes it, as `flux resume` does.
   json marks = kMarks;
@@ -502,8 +522,9 @@ TEST_CASE("Flux's suspend reason: close writes it, open removes it, held quotes 
   CHECK(d.outcome == Outcome::kHeld);
   CHECK_FALSE(d.patch);
   CHECK(describe(d, false) == R"(held: suspended by someone else, reason "DB migration \"v2\"")");
-  CHECK(d.event_message ==
-        R"(Left suspended: suspended by someone else, not windowctl (open --force resumes it); their reason: "DB migration \"v2\"")");
+  CHECK(
+      d.event_message ==
+      R"(Left suspended: suspended by someone else, not windowctl (open --force resumes it); their reason: "DB migration \"v2\"")");
   // Without one, the line is as before.
   CHECK(describe(decide(object(true), input(Action::kOpen)), false) == "held: suspended by someone else");
   // A reason that is not a string is no reason.

@@ -33,7 +33,8 @@ ReadyVerdict evaluate_readiness(const json& obj, const std::string& token) {
     if (handled != token) return {Readiness::kPending, "waiting for the controller to handle the reconcile request"};
   }
   Condition stalled = find_condition(obj, "Stalled");
-  if (stalled.status == "True") return {Readiness::kFailed, "stalled: " + (stalled.message.empty() ? stalled.reason : stalled.message)};
+  if (stalled.status == "True")
+    return {Readiness::kFailed, "stalled: " + (stalled.message.empty() ? stalled.reason : stalled.message)};
   Condition ready = find_condition(obj, "Ready");
   bool current = ready.observed_generation == generation;
   if (ready.status == "True" && current) return {Readiness::kReady, ready.message};

@@ -7,9 +7,7 @@ using nlohmann::json;
 
 namespace {
 
-json obj(long long generation, json status) {
-  return {{"metadata", {{"generation", generation}}}, {"status", status}};
-}
+json obj(long long generation, json status) { return {{"metadata", {{"generation", generation}}}, {"status", status}}; }
 
 json ready(const char* s, long long og, const char* msg = "Applied revision: main@sha1:1") {
   return {{"type", "Ready"}, {"status", s}, {"observedGeneration", og}, {"reason", "R"}, {"message", msg}};
@@ -31,11 +29,13 @@ TEST_CASE("Ready must be for the current generation") {
 }
 
 TEST_CASE("Stalled and Ready=False after handling fail") {
-  auto stalled = obj(2, {{"lastHandledReconcileAt", "t"},
-                         {"conditions", {ready("False", 2), {{"type", "Stalled"}, {"status", "True"}, {"message", "bad path"}}}}});
+  auto stalled =
+      obj(2, {{"lastHandledReconcileAt", "t"},
+              {"conditions", {ready("False", 2), {{"type", "Stalled"}, {"status", "True"}, {"message", "bad path"}}}}});
   CHECK(evaluate_readiness(stalled, "t").state == Readiness::kFailed);
   CHECK(evaluate_readiness(stalled, "t").message == "stalled: bad path");
-  auto failed = obj(2, {{"lastHandledReconcileAt", "t"}, {"conditions", {ready("False", 2, "kustomize build failed")}}});
+  auto failed =
+      obj(2, {{"lastHandledReconcileAt", "t"}, {"conditions", {ready("False", 2, "kustomize build failed")}}});
   CHECK(evaluate_readiness(failed, "t").state == Readiness::kFailed);
   CHECK(evaluate_readiness(failed, "t").message == "not ready: kustomize build failed");
 }

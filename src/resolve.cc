@@ -28,8 +28,9 @@ std::string fetch_group(Client& client, const KindAdapter& kind, json& doc) {
     doc = client.call("GET", group_path(kind));
     return {};
   } catch (const ApiError& e) {
-    return e.reason() == Reason::kNotFound ? "the server does not serve " + std::string(kind.group) + " (is Flux installed?)"
-                                           : error_summary(e);
+    return e.reason() == Reason::kNotFound
+               ? "the server does not serve " + std::string(kind.group) + " (is Flux installed?)"
+               : error_summary(e);
   } catch (const TransportError& e) {
     if (refused_by_tls(e)) rethrow_verify_as_config(e);
     return error_summary(e);
@@ -244,10 +245,12 @@ Resolution resolve(Client& client, const CommandOptions& opt) {
   for (auto& t : kinded) {
     // The same object named by --kustomizations and --targets is handled once.
     if (t.kind == &kind && std::find(r.named.begin(), r.named.end(), Target{t.ns, t.name}) != r.named.end()) continue;
-    if (t.kind != &kind && std::none_of(r.others.begin(), r.others.end(), [&](const KindVersion& kv) { return kv.kind == t.kind; })) {
+    if (t.kind != &kind &&
+        std::none_of(r.others.begin(), r.others.end(), [&](const KindVersion& kv) { return kv.kind == t.kind; })) {
       KindVersion kv{t.kind, {}, {}};
       kv.discovery_error = discover(client, *t.kind, kv.version, docs);
-      if (!kv.discovery_error.empty()) spdlog::error("discovery of {} ({}): {}", t.kind->group, t.kind->kind, kv.discovery_error);
+      if (!kv.discovery_error.empty())
+        spdlog::error("discovery of {} ({}): {}", t.kind->group, t.kind->kind, kv.discovery_error);
       r.others.push_back(std::move(kv));
     }
     r.named.push_back(std::move(t));
@@ -264,7 +267,8 @@ Resolution resolve(Client& client, const CommandOptions& opt) {
 bool for_each_listed(Client& client, const CommandOptions& opt, Resolution& r, SeenSet& seen,
                      const std::function<void(Work&&)>& each) {
   const KindAdapter& kind = *opt.kind;
-  std::string base = collection_path(kind, r.version, opt.all_namespaces ? "" : opt.ns) + "?limit=" + std::to_string(kListPageSize);
+  std::string base =
+      collection_path(kind, r.version, opt.all_namespaces ? "" : opt.ns) + "?limit=" + std::to_string(kListPageSize);
   const std::string where = opt.all_namespaces ? "in all namespaces" : "in namespace " + opt.ns;
   if (!opt.selector.empty()) base += "&labelSelector=" + http::query_escape(opt.selector);
   std::size_t delivered = 0, refused = 0;
@@ -315,8 +319,10 @@ bool for_each_listed(Client& client, const CommandOptions& opt, Resolution& r, S
       if (next.empty()) break;
       // A server that never ends its list (or loops with fresh tokens) must not keep the job forever.
       constexpr int kMaxPages = 4000;  // 2,000,000 objects
-      if (++pages >= kMaxPages) throw TransportError(TransportError::Kind::kProtocol, "the LIST goes on beyond 4000 pages");
-      if (next == token) throw TransportError(TransportError::Kind::kProtocol, "the LIST answer repeats its continue token");
+      if (++pages >= kMaxPages)
+        throw TransportError(TransportError::Kind::kProtocol, "the LIST goes on beyond 4000 pages");
+      if (next == token)
+        throw TransportError(TransportError::Kind::kProtocol, "the LIST answer repeats its continue token");
       token = std::move(next);
     }
   } catch (const ApiError& e) {

@@ -28,14 +28,14 @@ struct KindVersion {
 };
 
 struct Resolution {
-  std::string version;          // of --kind (options.kind)
-  std::string discovery_error;  // non-empty: the kind is not served; every target fails with it
+  std::string version;              // of --kind (options.kind)
+  std::string discovery_error;      // non-empty: the kind is not served; every target fails with it
   std::vector<KindVersion> others;  // the other kinds --targets names, discovered once per API group
   // --kustomizations then --targets, in the order given, duplicates dropped. A --targets entry
   // keeps its kind (Target::kind) even when it is the --kind, so its output names the kind.
   std::vector<Target> named;
-  bool list = false;            // a selection follows: for_each_listed
-  bool ok = true;               // false: a read failed, or a selection matched nothing
+  bool list = false;  // a selection follows: for_each_listed
+  bool ok = true;     // false: a read failed, or a selection matched nothing
 
   // The version for a kind the run resolved (--kind or one of --targets).
   KindVersion version_for(const KindAdapter& kind, const CommandOptions& options) const;

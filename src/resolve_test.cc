@@ -24,7 +24,8 @@ TEST_CASE("list pages keep what windowctl reads and drop the bulk") {
     }]})";
   std::vector<json> items;
   std::string malformed = "not set";
-  json j = parse_list_page(page, [&](json&& item) { items.push_back(std::move(item)); }, &malformed);
+  json j = parse_list_page(
+      page, [&](json&& item) { items.push_back(std::move(item)); }, &malformed);
   CHECK(malformed == "");
   CHECK(j["metadata"]["continue"] == "abc");  // the list's own metadata is untouched
   CHECK(j["items"].empty());                  // handed over, not kept
@@ -80,7 +81,8 @@ TEST_CASE("a malformed list page hands over no item and says what is wrong") {
     std::string text = R"({"kind": "KustomizationList", "metadata": {}, )" + items_json + "}";
     std::string malformed;
     int handed = 0;
-    json page = parse_list_page(text, [&](json&&) { ++handed; }, &malformed);
+    json page = parse_list_page(
+        text, [&](json&&) { ++handed; }, &malformed);
     CHECK_MESSAGE(handed == 0, text);
     CHECK_MESSAGE(page.is_discarded(), text);
     return malformed;
@@ -122,14 +124,16 @@ TEST_CASE("a malformed list page hands over no item and says what is wrong") {
   int handed = 0;
   CHECK(parse_list_page(R"({"items": [)" + good + ", ", [&](json&&) { ++handed; }, &malformed).is_discarded());
   CHECK(malformed == "the LIST answer is not JSON");
-  parse_list_page("[" + good + "]", [&](json&&) { ++handed; }, &malformed);
+  parse_list_page(
+      "[" + good + "]", [&](json&&) { ++handed; }, &malformed);
   CHECK(malformed == "the LIST answer is not an object");
   parse_list_page(R"("items")", [&](json&&) { ++handed; }, &malformed);
   CHECK(malformed == "the LIST answer is not an object");
   CHECK(handed == 0);
 }
 
-TEST_CASE("a page with two \"items\" lists is refused: a plain JSON reading keeps only the last (found by resolve_fuzz)") {
+TEST_CASE(
+    "a page with two \"items\" lists is refused: a plain JSON reading keeps only the last (found by resolve_fuzz)") {
   std::vector<std::string> names;
   std::string malformed;
   parse_list_page(R"({"items":[{"metadata":{"name":"a"}}],"items":[{"metadata":{"name":"b"}}]})",

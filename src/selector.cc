@@ -103,10 +103,12 @@ std::string key_problem(std::string_view key) {
   if (auto slash = key.find('/'); slash != std::string_view::npos) {
     std::string_view prefix = key.substr(0, slash);
     name = key.substr(slash + 1);
-    if (!dns_subdomain(prefix)) return "key " + quoted(key) + ": its prefix must be a DNS subdomain (lowercase, at most 253 characters)";
+    if (!dns_subdomain(prefix))
+      return "key " + quoted(key) + ": its prefix must be a DNS subdomain (lowercase, at most 253 characters)";
   }
   if (name.size() > 63 || !label_word(name)) {
-    return "key " + quoted(key) + ": a label name is at most 63 characters, alphanumeric at both ends, with '-', '_' or '.' between";
+    return "key " + quoted(key) +
+           ": a label name is at most 63 characters, alphanumeric at both ends, with '-', '_' or '.' between";
   }
   return {};
 }
@@ -114,17 +116,20 @@ std::string key_problem(std::string_view key) {
 std::string value_problem(std::string_view value) {
   if (value.empty()) return {};
   if (value.size() > 63 || !label_word(value)) {
-    return "value " + quoted(value) + ": a label value is empty or at most 63 characters, alphanumeric at both ends, with '-', '_' or '.' between";
+    return "value " + quoted(value) +
+           ": a label value is empty or at most 63 characters, alphanumeric at both ends, with '-', '_' or '.' between";
   }
   return {};
 }
 
 std::string found(const Token& t, std::string_view expected) {
-  return "found " + (t.tok == Tok::kEnd ? std::string("end of string") : quoted(t.text)) + ", expected: " + std::string(expected);
+  return "found " + (t.tok == Tok::kEnd ? std::string("end of string") : quoted(t.text)) +
+         ", expected: " + std::string(expected);
 }
 
 bool is_operator(Tok t) {
-  return t == Tok::kIn || t == Tok::kNotIn || t == Tok::kEq || t == Tok::kEqEq || t == Tok::kNotEq || t == Tok::kGt || t == Tok::kLt;
+  return t == Tok::kIn || t == Tok::kNotIn || t == Tok::kEq || t == Tok::kEqEq || t == Tok::kNotEq || t == Tok::kGt ||
+         t == Tok::kLt;
 }
 
 // strconv.ParseInt(s, 10, 64), which apimachinery reads the values of '>' and '<' with: an

@@ -9,10 +9,34 @@ using namespace windowctl;
 // Each case is what apimachinery's labels.Parse accepts or refuses (selector_test.go's tables,
 // and kubectl get -l against a real API server).
 TEST_CASE("selectors the API server accepts") {
-  for (const char* s : {"", "  ", "x", "!x", "x=a", "x==a", "x!=a", "x=", "x==", "x!=", "x in (a)", "x in (a,b)",
-                        "x notin (a, b)", "x in ()", "x in (a,,b)", "x in (,a)", "x>1", "x<0", "x>9223372036854775807",
-                        "x=a,y!=b,!z,w", " x = a , y in ( b ) ", "example.com/x=a", "app.kubernetes.io/name=web",
-                        "x=A.b-c_d", "in=notin", "x in (in,notin)", "a.b/c-d=e", "x,y"}) {
+  for (const char* s : {"",
+                        "  ",
+                        "x",
+                        "!x",
+                        "x=a",
+                        "x==a",
+                        "x!=a",
+                        "x=",
+                        "x==",
+                        "x!=",
+                        "x in (a)",
+                        "x in (a,b)",
+                        "x notin (a, b)",
+                        "x in ()",
+                        "x in (a,,b)",
+                        "x in (,a)",
+                        "x>1",
+                        "x<0",
+                        "x>9223372036854775807",
+                        "x=a,y!=b,!z,w",
+                        " x = a , y in ( b ) ",
+                        "example.com/x=a",
+                        "app.kubernetes.io/name=web",
+                        "x=A.b-c_d",
+                        "in=notin",
+                        "x in (in,notin)",
+                        "a.b/c-d=e",
+                        "x,y"}) {
     CAPTURE(s);
     CHECK(selector_problem(s) == "");
   }
@@ -39,13 +63,22 @@ TEST_CASE("selectors the API server refuses, each with its reason") {
       {"x y", "found \"y\", expected: an operator (=, ==, !=, in, notin, >, <)"},
       {"x>a", "for '>' and '<' the value must be an integer, not \"a\""},
       {"x<", "for '>' and '<' the value must be an integer"},
-      {"x>-1", "value \"-1\": a label value is empty or at most 63 characters, alphanumeric at both ends, with '-', '_' or '.' between"},
-      {"-x=a", "key \"-x\": a label name is at most 63 characters, alphanumeric at both ends, with '-', '_' or '.' between"},
-      {"Example.com/x", "key \"Example.com/x\": its prefix must be a DNS subdomain (lowercase, at most 253 characters)"},
+      {"x>-1",
+       "value \"-1\": a label value is empty or at most 63 characters, alphanumeric at both ends, with '-', '_' or '.' "
+       "between"},
+      {"-x=a",
+       "key \"-x\": a label name is at most 63 characters, alphanumeric at both ends, with '-', '_' or '.' between"},
+      {"Example.com/x",
+       "key \"Example.com/x\": its prefix must be a DNS subdomain (lowercase, at most 253 characters)"},
       {"/x", "key \"/x\": its prefix must be a DNS subdomain (lowercase, at most 253 characters)"},
-      {"a/b/c", "key \"a/b/c\": a label name is at most 63 characters, alphanumeric at both ends, with '-', '_' or '.' between"},
-      {"x=a_", "value \"a_\": a label value is empty or at most 63 characters, alphanumeric at both ends, with '-', '_' or '.' between"},
-      {"x=\xc3\xa9", "value \"\xc3\xa9\": a label value is empty or at most 63 characters, alphanumeric at both ends, with '-', '_' or '.' between"},
+      {"a/b/c",
+       "key \"a/b/c\": a label name is at most 63 characters, alphanumeric at both ends, with '-', '_' or '.' between"},
+      {"x=a_",
+       "value \"a_\": a label value is empty or at most 63 characters, alphanumeric at both ends, with '-', '_' or '.' "
+       "between"},
+      {"x=\xc3\xa9",
+       "value \"\xc3\xa9\": a label value is empty or at most 63 characters, alphanumeric at both ends, with '-', '_' "
+       "or '.' between"},
   };
   for (const auto& c : cases) {
     CAPTURE(c.selector);

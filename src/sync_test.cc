@@ -18,12 +18,15 @@ TEST_CASE("expressions split on ';' and newlines") {
 }
 
 TEST_CASE("an object's annotations replace the flags; freezes always apply") {
-  Schedule flags = parse_schedule({{"0 8 * * MON for 81h in Europe/Zurich"}, {}, {"2026-12-24T00:00:00Z/2026-12-27T00:00:00Z"}});
+  Schedule flags =
+      parse_schedule({{"0 8 * * MON for 81h in Europe/Zurich"}, {}, {"2026-12-24T00:00:00Z/2026-12-27T00:00:00Z"}});
   json plain = {{"metadata", {{"name", "a"}}}};
   auto s = schedule_for(plain, flags);
   REQUIRE(s);
   CHECK(s->allow.front().text == "0 8 * * MON for 81h in Europe/Zurich");
-  json annotated = {{"metadata", {{"annotations", {{kWindowAnnotation, "0 22 * * * for 2h"}, {kDenyAnnotation, "0 23 * * * for 10m"}}}}}};
+  json annotated = {
+      {"metadata",
+       {{"annotations", {{kWindowAnnotation, "0 22 * * * for 2h"}, {kDenyAnnotation, "0 23 * * * for 10m"}}}}}};
   auto own = schedule_for(annotated, flags);
   REQUIRE(own);
   CHECK(own->allow.size() == 1);
@@ -38,7 +41,8 @@ TEST_CASE("an object's annotations replace the flags; freezes always apply") {
 TEST_CASE("no window anywhere, or a bad annotation") {
   CHECK_FALSE(schedule_for(json{{"metadata", json::object()}}, Schedule{}).has_value());
   json bad = {{"metadata", {{"annotations", {{kWindowAnnotation, "0 8 * * FOO for 1h"}}}}}};
-  CHECK_THROWS_WITH_AS(schedule_for(bad, Schedule{}), doctest::Contains("annotation windowctl.io/window: invalid"), ConfigError);
+  CHECK_THROWS_WITH_AS(schedule_for(bad, Schedule{}), doctest::Contains("annotation windowctl.io/window: invalid"),
+                       ConfigError);
   json empty = {{"metadata", {{"annotations", {{kWindowAnnotation, " ; "}}}}}};
   CHECK_THROWS_WITH_AS(schedule_for(empty, Schedule{}), "annotation windowctl.io/window is empty", ConfigError);
   CHECK_THROWS_AS(parse_schedule({{"nonsense"}, {}, {}}), ConfigError);

@@ -41,7 +41,8 @@ void for_each_entry(const std::vector<std::string>& values, const char* flag, F&
 void check_name(const Target& t, std::string_view item) {
   if (!valid_namespace(t.ns)) throw ConfigError("invalid namespace \"" + t.ns + "\" in \"" + std::string(item) + "\"");
   if (!valid_object_name(t.name)) {
-    throw ConfigError("invalid name \"" + t.name + "\" in \"" + std::string(item) + "\" (lowercase letters, digits, '-' and '.')");
+    throw ConfigError("invalid name \"" + t.name + "\" in \"" + std::string(item) +
+                      "\" (lowercase letters, digits, '-' and '.')");
   }
 }
 
@@ -59,13 +60,14 @@ std::vector<Target> parse_kind_targets(const std::vector<std::string>& values, c
   for_each_entry(values, "--targets", [&](std::string_view item) {
     auto first = item.find('/');
     if (first == std::string_view::npos) {
-      throw ConfigError("--targets entry \"" + std::string(item) + "\" has no kind: use KIND/NAME or KIND/NAMESPACE/NAME");
+      throw ConfigError("--targets entry \"" + std::string(item) +
+                        "\" has no kind: use KIND/NAME or KIND/NAMESPACE/NAME");
     }
     Target t;
     t.kind = find_kind(item.substr(0, first));
     if (!t.kind) {
-      throw ConfigError("unknown kind \"" + std::string(item.substr(0, first)) + "\" in --targets entry \"" + std::string(item) +
-                        "\" (see --kind in windowctl --help)");
+      throw ConfigError("unknown kind \"" + std::string(item.substr(0, first)) + "\" in --targets entry \"" +
+                        std::string(item) + "\" (see --kind in windowctl --help)");
     }
     std::string_view rest = item.substr(first + 1);
     auto second = rest.find('/');
@@ -103,9 +105,11 @@ std::vector<Target> parse_targets(const std::vector<std::string>& values, const 
       t = {default_ns, std::string(item)};
     } else {
       t = {std::string(item.substr(0, slash)), std::string(item.substr(slash + 1))};
-      if (!valid_namespace(t.ns)) throw ConfigError("invalid namespace \"" + t.ns + "\" in \"" + std::string(item) + "\"");
+      if (!valid_namespace(t.ns))
+        throw ConfigError("invalid namespace \"" + t.ns + "\" in \"" + std::string(item) + "\"");
     }
-    if (!valid_object_name(t.name)) throw ConfigError("invalid name \"" + t.name + "\" (lowercase letters, digits, '-' and '.')");
+    if (!valid_object_name(t.name))
+      throw ConfigError("invalid name \"" + t.name + "\" (lowercase letters, digits, '-' and '.')");
     if (std::find(out.begin(), out.end(), t) == out.end()) out.push_back(t);
   });
   return out;

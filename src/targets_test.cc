@@ -17,7 +17,8 @@ TEST_CASE("comma lists, namespaces and duplicates") {
 
 TEST_CASE("invalid entries name themselves") {
   CHECK_THROWS_WITH_AS(parse_targets({"a,,b"}, "ns"), "empty name in --kustomizations \"a,,b\"", ConfigError);
-  CHECK_THROWS_WITH_AS(parse_targets({"Apps"}, "ns"), "invalid name \"Apps\" (lowercase letters, digits, '-' and '.')", ConfigError);
+  CHECK_THROWS_WITH_AS(parse_targets({"Apps"}, "ns"), "invalid name \"Apps\" (lowercase letters, digits, '-' and '.')",
+                       ConfigError);
   CHECK_THROWS_WITH_AS(parse_targets({"bad_ns/x"}, "ns"), "invalid namespace \"bad_ns\" in \"bad_ns/x\"", ConfigError);
   CHECK_THROWS_AS(parse_targets({"a/b/c"}, "ns"), ConfigError);
   CHECK_THROWS_AS(parse_targets({"-a"}, "ns"), ConfigError);
@@ -56,9 +57,11 @@ TEST_CASE("--targets: every entry is checked, and a bad one names itself") {
   CHECK_THROWS_WITH_AS(parse_kind_targets({"apps-rw"}, "ns"),
                        "--targets entry \"apps-rw\" has no kind: use KIND/NAME or KIND/NAMESPACE/NAME", ConfigError);
   CHECK_THROWS_WITH_AS(parse_kind_targets({"ks/a,gitrepos/x"}, "ns"),
-                       "unknown kind \"gitrepos\" in --targets entry \"gitrepos/x\" (see --kind in windowctl --help)", ConfigError);
+                       "unknown kind \"gitrepos\" in --targets entry \"gitrepos/x\" (see --kind in windowctl --help)",
+                       ConfigError);
   CHECK_THROWS_WITH_AS(parse_kind_targets({"ks/a,,hr/b"}, "ns"), "empty name in --targets \"ks/a,,hr/b\"", ConfigError);
-  CHECK_THROWS_WITH_AS(parse_kind_targets({"ks/Bad_NS/x"}, "ns"), "invalid namespace \"Bad_NS\" in \"ks/Bad_NS/x\"", ConfigError);
+  CHECK_THROWS_WITH_AS(parse_kind_targets({"ks/Bad_NS/x"}, "ns"), "invalid namespace \"Bad_NS\" in \"ks/Bad_NS/x\"",
+                       ConfigError);
   for (const char* bad : {"ks/", "ks//x", "ks/a/b/c", "ks/a/", "/x", "ks/x?dryRun=All", "ks/../x", "hr/a b", "ks/-a",
                           "ks/ns/x/status", "ExternalArtifact/x"}) {
     CAPTURE(bad);

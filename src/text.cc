@@ -82,14 +82,19 @@ std::string printable(std::string_view text, std::size_t max_bytes) {
     // The length of a well-formed UTF-8 sequence starting here, or 0 (RFC 3629: no overlongs,
     // no surrogates, nothing beyond U+10FFFF).
     std::size_t len = 0;
-    if (c >= 0xc2 && c <= 0xdf) len = 2;
-    else if (c >= 0xe0 && c <= 0xef) len = 3;
-    else if (c >= 0xf0 && c <= 0xf4) len = 4;
+    if (c >= 0xc2 && c <= 0xdf)
+      len = 2;
+    else if (c >= 0xe0 && c <= 0xef)
+      len = 3;
+    else if (c >= 0xf0 && c <= 0xf4)
+      len = 4;
     bool ok = len != 0 && i + len <= text.size();
     for (std::size_t k = 1; ok && k < len; ++k) ok = (static_cast<unsigned char>(text[i + k]) & 0xc0) == 0x80;
     if (ok && len >= 3) {
       const auto c1 = static_cast<unsigned char>(text[i + 1]);
-      if ((c == 0xe0 && c1 < 0xa0) || (c == 0xed && c1 >= 0xa0) || (c == 0xf0 && c1 < 0x90) || (c == 0xf4 && c1 >= 0x90)) ok = false;
+      if ((c == 0xe0 && c1 < 0xa0) || (c == 0xed && c1 >= 0xa0) || (c == 0xf0 && c1 < 0x90) ||
+          (c == 0xf4 && c1 >= 0x90))
+        ok = false;
     }
     if (ok && c == 0xc2 && static_cast<unsigned char>(text[i + 1]) < 0xa0) {
       escape(static_cast<unsigned char>(text[i + 1]));  // C1 control (U+0080..U+009F), e.g. CSI

@@ -1,11 +1,11 @@
 #include "timefmt.h"
 
+#include <algorithm>
 #include <cctype>
 #include <charconv>
-#include <algorithm>
+#include <cstdint>
 #include <cstdio>
 #include <cstdlib>
-#include <cstdint>
 #include <limits>
 
 namespace windowctl {
@@ -20,8 +20,9 @@ std::string format(sys_seconds secs, std::optional<nanoseconds> nanos) {
   hh_mm_ss hms{secs - day};
   char buf[64];
   std::snprintf(buf, sizeof buf, "%04d-%02u-%02uT%02ld:%02ld:%02ld", static_cast<int>(ymd.year()),
-                static_cast<unsigned>(ymd.month()), static_cast<unsigned>(ymd.day()), static_cast<long>(hms.hours().count()),
-                static_cast<long>(hms.minutes().count()), static_cast<long>(hms.seconds().count()));
+                static_cast<unsigned>(ymd.month()), static_cast<unsigned>(ymd.day()),
+                static_cast<long>(hms.hours().count()), static_cast<long>(hms.minutes().count()),
+                static_cast<long>(hms.seconds().count()));
   std::string out = buf;
   if (nanos) {
     std::snprintf(buf, sizeof buf, ".%09lld", static_cast<long long>(nanos->count()));
@@ -48,8 +49,8 @@ struct Parsed {
 std::optional<Parsed> parse(std::string_view s) {
   int y = 0, mo = 0, d = 0, h = 0, mi = 0, se = 0;
   if (!read_int(s, 0, 4, y) || s.size() < 20 || s[4] != '-' || !read_int(s, 5, 2, mo) || s[7] != '-' ||
-      !read_int(s, 8, 2, d) || (s[10] != 'T' && s[10] != 't' && s[10] != ' ') || !read_int(s, 11, 2, h) || s[13] != ':' ||
-      !read_int(s, 14, 2, mi) || s[16] != ':' || !read_int(s, 17, 2, se)) {
+      !read_int(s, 8, 2, d) || (s[10] != 'T' && s[10] != 't' && s[10] != ' ') || !read_int(s, 11, 2, h) ||
+      s[13] != ':' || !read_int(s, 14, 2, mi) || s[16] != ':' || !read_int(s, 17, 2, se)) {
     return std::nullopt;
   }
   year_month_day ymd{year{y}, month{static_cast<unsigned>(mo)}, day{static_cast<unsigned>(d)}};
@@ -74,7 +75,8 @@ std::optional<Parsed> parse(std::string_view s) {
     ++pos;
   } else if (s[pos] == '+' || s[pos] == '-') {
     int oh, om;
-    if (!read_int(s, pos + 1, 2, oh) || pos + 3 >= s.size() || s[pos + 3] != ':' || !read_int(s, pos + 4, 2, om)) return std::nullopt;
+    if (!read_int(s, pos + 1, 2, oh) || pos + 3 >= s.size() || s[pos + 3] != ':' || !read_int(s, pos + 4, 2, om))
+      return std::nullopt;
     if (oh > 23 || om > 59) return std::nullopt;
     offset = hours(oh) + minutes(om);
     if (s[pos] == '-') offset = -offset;
@@ -96,7 +98,8 @@ std::optional<SysTime> exact(const Parsed& p) {
     frac -= 1000000000;
   }
   SysTime::rep ns;
-  if (__builtin_mul_overflow(secs, SysTime::rep{1000000000}, &ns) || __builtin_add_overflow(ns, frac, &ns)) return std::nullopt;
+  if (__builtin_mul_overflow(secs, SysTime::rep{1000000000}, &ns) || __builtin_add_overflow(ns, frac, &ns))
+    return std::nullopt;
   return SysTime(nanoseconds(ns));
 }
 
@@ -165,8 +168,8 @@ std::optional<std::chrono::nanoseconds> parse_go_duration(std::string_view s) {
     std::uint64_t ns;
   };
   // "ms" before "m"; U+00B5 (micro sign) and U+03BC (Greek mu) both spell µs, as in Go.
-  static constexpr Unit kUnits[] = {{"ns", 1},          {"us", 1000},         {"\u00b5s", 1000}, {"\u03bcs", 1000},
-                                    {"ms", 1000000},    {"s", 1000000000},    {"m", 60000000000}, {"h", 3600000000000}};
+  static constexpr Unit kUnits[] = {{"ns", 1},       {"us", 1000},      {"\u00b5s", 1000},  {"\u03bcs", 1000},
+                                    {"ms", 1000000}, {"s", 1000000000}, {"m", 60000000000}, {"h", 3600000000000}};
   constexpr std::uint64_t kMax = std::numeric_limits<std::int64_t>::max();
   std::uint64_t total = 0;
   auto digit = [&](std::size_t i) { return i < s.size() && s[i] >= '0' && s[i] <= '9'; };
@@ -176,7 +179,8 @@ std::optional<std::chrono::nanoseconds> parse_go_duration(std::string_view s) {
     std::uint64_t whole = 0;
     bool overflow = false;
     for (; digit(i); ++i) {
-      overflow = overflow || __builtin_mul_overflow(whole, 10u, &whole) || __builtin_add_overflow(whole, unsigned(s[i] - '0'), &whole);
+      overflow = overflow || __builtin_mul_overflow(whole, 10u, &whole) ||
+                 __builtin_add_overflow(whole, unsigned(s[i] - '0'), &whole);
     }
     bool any = i > 0;
     std::uint64_t frac = 0, scale = 1;

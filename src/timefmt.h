@@ -16,9 +16,9 @@ using SysTime = std::chrono::system_clock::time_point;
 inline constexpr std::chrono::sys_seconds kFirstTime = std::chrono::ceil<std::chrono::seconds>(SysTime::min());
 inline constexpr std::chrono::sys_seconds kLastTime = std::chrono::floor<std::chrono::seconds>(SysTime::max());
 
-std::string rfc3339(SysTime t);       // 2026-11-22T04:30:00Z (seconds, as metav1.Time)
+std::string rfc3339(SysTime t);                   // 2026-11-22T04:30:00Z (seconds, as metav1.Time)
 std::string rfc3339(std::chrono::sys_seconds t);  // any year from -32767 to 32767
-std::string rfc3339_nano(SysTime t);  // 2026-11-22T04:30:00.123456789Z (flux reconcile token style)
+std::string rfc3339_nano(SysTime t);              // 2026-11-22T04:30:00.123456789Z (flux reconcile token style)
 // A time a SysTime holds; nullopt when the text is not RFC 3339 or the time lies beyond.
 std::optional<SysTime> parse_rfc3339(std::string_view text);
 // For deadlines: any RFC 3339 time (years 0000 to 9999), one beyond SysTime's range saturated

@@ -16,8 +16,9 @@ TEST_CASE("RFC 3339 round trip") {
 }
 
 TEST_CASE("malformed timestamps are rejected") {
-  for (const char* bad : {"", "2026-11-22", "2026-11-22T04:05:06", "2026-13-01T00:00:00Z", "2026-02-30T00:00:00Z",
-                          "2026-11-22T24:00:00Z", "2026-11-22T04:05:06.Z", "2026-11-22T04:05:06Zjunk", "x026-11-22T04:05:06Z"}) {
+  for (const char* bad :
+       {"", "2026-11-22", "2026-11-22T04:05:06", "2026-13-01T00:00:00Z", "2026-02-30T00:00:00Z", "2026-11-22T24:00:00Z",
+        "2026-11-22T04:05:06.Z", "2026-11-22T04:05:06Zjunk", "x026-11-22T04:05:06Z"}) {
     CHECK_MESSAGE(!parse_rfc3339(bad).has_value(), bad);
   }
 }
@@ -79,8 +80,10 @@ TEST_CASE("RFC 3339 times a SysTime cannot hold are refused, never wrapped (F3)"
 
   CHECK(rfc3339_problem("2026-11-22T04:05:06Z").empty());
   CHECK(rfc3339_problem("soon") == "is not an RFC 3339 time such as 2026-03-29T01:30:00Z");
-  CHECK(rfc3339_problem("3000-01-01T00:00:00Z") == "is after 2262-04-11T23:47:16Z, the last time windowctl can represent");
-  CHECK(rfc3339_problem("1600-01-01T00:00:00Z") == "is before 1677-09-21T00:12:44Z, the first time windowctl can represent");
+  CHECK(rfc3339_problem("3000-01-01T00:00:00Z") ==
+        "is after 2262-04-11T23:47:16Z, the last time windowctl can represent");
+  CHECK(rfc3339_problem("1600-01-01T00:00:00Z") ==
+        "is before 1677-09-21T00:12:44Z, the first time windowctl can represent");
 }
 
 TEST_CASE("RFC 3339 offsets are hours 00-23 and minutes 00-59") {

@@ -1,7 +1,5 @@
 #include "tls.h"
 
-#include "net.h"
-
 #include <arpa/inet.h>
 #include <openssl/err.h>
 #include <openssl/pem.h>
@@ -13,6 +11,8 @@
 #include <cerrno>
 #include <cstring>
 #include <vector>
+
+#include "net.h"
 
 namespace windowctl {
 
@@ -37,21 +37,18 @@ std::string handshake_error(unsigned long code) {
   if (code == 0) return "the server ended the handshake";
   const int reason = ERR_GET_REASON(code);
   if (reason >= SSL_AD_REASON_OFFSET && reason < SSL_AD_REASON_OFFSET + 256) {
-    return std::string("the server refused it with TLS alert \"") + SSL_alert_desc_string_long(reason - SSL_AD_REASON_OFFSET) +
-           "\"";
+    return std::string("the server refused it with TLS alert \"") +
+           SSL_alert_desc_string_long(reason - SSL_AD_REASON_OFFSET) + "\"";
   }
   switch (reason) {
     case SSL_R_WRONG_VERSION_NUMBER:
     case SSL_R_PACKET_LENGTH_TOO_LONG:
     case SSL_R_UNEXPECTED_RECORD:
-    case SSL_R_UNEXPECTED_MESSAGE:
-      return "the server does not speak TLS (a plain-HTTP port, or not an API server?)";
+    case SSL_R_UNEXPECTED_MESSAGE: return "the server does not speak TLS (a plain-HTTP port, or not an API server?)";
     case SSL_R_UNSUPPORTED_PROTOCOL:
-    case SSL_R_NO_PROTOCOLS_AVAILABLE:
-      return "no TLS version in common (windowctl speaks TLS 1.2 and 1.3)";
+    case SSL_R_NO_PROTOCOLS_AVAILABLE: return "no TLS version in common (windowctl speaks TLS 1.2 and 1.3)";
     case SSL_R_NO_SHARED_CIPHER:
-    case SSL_R_NO_CIPHERS_AVAILABLE:
-      return "no cipher in common";
+    case SSL_R_NO_CIPHERS_AVAILABLE: return "no cipher in common";
     default: {
       char buf[256];
       ERR_error_string_n(code, buf, sizeof buf);
@@ -67,9 +64,7 @@ bool is_ip_literal(const std::string& host) {
 
 }  // namespace
 
-void init_openssl() {
-  OPENSSL_init_ssl(OPENSSL_INIT_NO_LOAD_CONFIG | OPENSSL_INIT_NO_LOAD_SSL_STRINGS, nullptr);
-}
+void init_openssl() { OPENSSL_init_ssl(OPENSSL_INIT_NO_LOAD_CONFIG | OPENSSL_INIT_NO_LOAD_SSL_STRINGS, nullptr); }
 
 TlsContext::TlsContext(const TlsSettings& settings) {
   init_openssl();
@@ -87,7 +82,8 @@ TlsContext::TlsContext(const TlsSettings& settings) {
     }
     // Trust exactly the given bundle; SSL_CTX_set_default_verify_paths is deliberately never called.
     X509_STORE* store = SSL_CTX_get_cert_store(ctx_);
-    std::unique_ptr<BIO, BioDeleter> bio(BIO_new_mem_buf(settings.ca_pem.data(), static_cast<int>(settings.ca_pem.size())));
+    std::unique_ptr<BIO, BioDeleter> bio(
+        BIO_new_mem_buf(settings.ca_pem.data(), static_cast<int>(settings.ca_pem.size())));
     int added = 0;
     while (X509* cert = PEM_read_bio_X509(bio.get(), nullptr, nullptr, nullptr)) {
       if (X509_STORE_add_cert(store, cert) == 1) ++added;
@@ -171,8 +167,7 @@ TlsConnection::TlsConnection(const TlsContext& ctx, const std::string& host, int
     bool reset = code == 0 || ERR_GET_REASON(code) == SSL_R_UNEXPECTED_EOF_WHILE_READING;
     close_now();
     if (is_verify) {
-      throw TransportError(TransportError::Kind::kVerify,
-                           "TLS certificate of " + name + " is not trusted: " + detail);
+      throw TransportError(TransportError::Kind::kVerify, "TLS certificate of " + name + " is not trusted: " + detail);
     }
     if (reset) throw TransportError(TransportError::Kind::kReset, "connection closed during the TLS handshake");
     throw TransportError(TransportError::Kind::kHandshake,

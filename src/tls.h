@@ -15,9 +15,9 @@ namespace windowctl {
 using Clock = std::chrono::steady_clock;
 
 struct TlsSettings {
-  std::string ca_pem;             // empty only with insecure_skip_verify
+  std::string ca_pem;  // empty only with insecure_skip_verify
   bool insecure_skip_verify = false;
-  std::string client_cert_pem;    // optional mTLS identity
+  std::string client_cert_pem;  // optional mTLS identity
   std::string client_key_pem;
 };
 

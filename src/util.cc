@@ -15,7 +15,8 @@ std::string ascii_lower(std::string_view text) {
 }
 
 bool iequals_ascii(std::string_view a, std::string_view b) {
-  return a.size() == b.size() && std::equal(a.begin(), a.end(), b.begin(), [](char x, char y) { return lower(x) == lower(y); });
+  return a.size() == b.size() &&
+         std::equal(a.begin(), a.end(), b.begin(), [](char x, char y) { return lower(x) == lower(y); });
 }
 
 std::string object_label(std::string_view kind, std::string_view ns, std::string_view name) {

@@ -21,7 +21,7 @@ namespace {
 
 constexpr days kLookAhead{1827};  // 5 years, leap days included
 constexpr days kLookBack{366};
-constexpr days kLongest{366};    // of a "for" duration
+constexpr days kLongest{366};   // of a "for" duration
 constexpr days kCycle{146097};  // 400 Gregorian years
 
 struct Span {
@@ -64,7 +64,8 @@ class Starts {
     bool hours_chain = cron.minutes && run_end_[low] == high && minutes(60 - high + low) <= duration;
     for (int h = 23; h >= 0; --h) {
       hour_run_end_[h] = h;
-      if (hours_chain && h < 23 && (cron.hours >> h & 1) && (cron.hours >> (h + 1) & 1)) hour_run_end_[h] = hour_run_end_[h + 1];
+      if (hours_chain && h < 23 && (cron.hours >> h & 1) && (cron.hours >> (h + 1) & 1))
+        hour_run_end_[h] = hour_run_end_[h + 1];
     }
   }
 
@@ -80,7 +81,8 @@ class Starts {
     while (true) {
       // Later wall times start no earlier than wall - max_offset, so anything before is final.
       if (!pending_.empty() &&
-          (done_ || pending_.top().start <= sys_seconds{(cursor_ + minutes(1)).time_since_epoch()} - zone_->max_offset())) {
+          (done_ ||
+           pending_.top().start <= sys_seconds{(cursor_ + minutes(1)).time_since_epoch()} - zone_->max_offset())) {
         Span s = pending_.top();
         pending_.pop();
         return s;
@@ -207,7 +209,8 @@ std::optional<Span> next_of(Source& s) {
 // Spans from several sources merged where they overlap or touch, clipped to [from, to).
 class Merged {
  public:
-  Merged(std::vector<Source> sources, sys_seconds from, sys_seconds to) : sources_(std::move(sources)), from_(from), to_(to) {
+  Merged(std::vector<Source> sources, sys_seconds from, sys_seconds to)
+      : sources_(std::move(sources)), from_(from), to_(to) {
     for (auto& s : sources_) heads_.push_back(next_of(s));
   }
 
@@ -441,8 +444,8 @@ Window parse_window(std::string_view text) {
       in = i;
     }
   } else {
-    in = static_cast<std::size_t>(
-        std::find_if(it + 1, tokens.end(), [](const Token& t) { return t.text == "in"; }) - tokens.begin());
+    in = static_cast<std::size_t>(std::find_if(it + 1, tokens.end(), [](const Token& t) { return t.text == "in"; }) -
+                                  tokens.begin());
     if (i >= in) bad_window(text, "missing the close schedule after \"to\"");
     const Token& last = tokens[in - 1];
     w.close = parse_cron(text.substr(tokens[i].pos, last.pos + last.text.size() - tokens[i].pos));
@@ -450,7 +453,8 @@ Window parse_window(std::string_view text) {
   }
   if (in < tokens.size()) {
     if (in + 1 >= tokens.size()) bad_window(text, "missing the zone after \"in\"");
-    if (in + 2 < tokens.size()) bad_window(text, "unexpected \"" + std::string(tokens[in + 2].text) + "\" after the zone");
+    if (in + 2 < tokens.size())
+      bad_window(text, "unexpected \"" + std::string(tokens[in + 2].text) + "\" after the zone");
     w.zone = TimeZone::load(tokens[in + 1].text);
   }
   // The crons are parsed from the text as written, so their own messages quote it.

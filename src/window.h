@@ -46,7 +46,7 @@ struct Window {
   CronSchedule cron;
   std::chrono::seconds duration{0};   // "for"; 0 for "to"
   std::optional<CronSchedule> close;  // "to"
-  TimeZone zone;  // UTC unless the window says "in ZONE"
+  TimeZone zone;                      // UTC unless the window says "in ZONE"
 };
 
 // Throws ConfigError naming the bad part: `invalid window "0 8 * * MON for 81x": duration "81x"
@@ -56,9 +56,9 @@ struct Window {
 Window parse_window(std::string_view text);
 
 struct Interval {
-  SysTime start, end;            // [start, end)
-  bool starts_earlier = false;   // open since before the look-back bound, which `start` is
-  bool ends_later = false;       // still open at the horizon, which `end` is
+  SysTime start, end;           // [start, end)
+  bool starts_earlier = false;  // open since before the look-back bound, which `start` is
+  bool ends_later = false;      // still open at the horizon, which `end` is
   bool operator==(const Interval&) const = default;
 };
 

@@ -26,7 +26,8 @@ SysTime utc(const char* text) {
   return *t;
 }
 
-Schedule schedule(std::vector<const char*> allow, std::vector<const char*> deny = {}, std::vector<const char*> freeze = {}) {
+Schedule schedule(std::vector<const char*> allow, std::vector<const char*> deny = {},
+                  std::vector<const char*> freeze = {}) {
   Schedule s;
   for (const char* w : allow) s.allow.push_back(parse_window(w));
   for (const char* w : deny) s.deny.push_back(parse_window(w));
@@ -95,20 +96,28 @@ TEST_CASE("window errors name the bad part") {
     const char* message;
   };
   const Case cases[] = {
-      {"0 8 * * MON", "invalid window \"0 8 * * MON\": expected \"CRON for DURATION [in ZONE]\" or \"CRON to CRON [in ZONE]\""},
-      {"0 8 * * MON FOR 1h", "invalid window \"0 8 * * MON FOR 1h\": expected \"CRON for DURATION [in ZONE]\" or \"CRON to CRON [in ZONE]\""},
+      {"0 8 * * MON",
+       "invalid window \"0 8 * * MON\": expected \"CRON for DURATION [in ZONE]\" or \"CRON to CRON [in ZONE]\""},
+      {"0 8 * * MON FOR 1h",
+       "invalid window \"0 8 * * MON FOR 1h\": expected \"CRON for DURATION [in ZONE]\" or \"CRON to CRON [in ZONE]\""},
       {"", "invalid window \"\": expected \"CRON for DURATION [in ZONE]\" or \"CRON to CRON [in ZONE]\""},
       {"for 1h", "invalid window \"for 1h\": missing the cron expression before \"for\""},
       {"0 8 * * MON for", "invalid window \"0 8 * * MON for\": missing the duration after \"for\""},
-      {"0 8 * * MON for 81x", "invalid window \"0 8 * * MON for 81x\": duration \"81x\" is not a Go duration such as 90m or 81h"},
-      {"0 8 * * MON for 81", "invalid window \"0 8 * * MON for 81\": duration \"81\" is not a Go duration such as 90m or 81h"},
-      {"0 8 * * MON for -1h", "invalid window \"0 8 * * MON for -1h\": duration \"-1h\" is not a Go duration such as 90m or 81h"},
+      {"0 8 * * MON for 81x",
+       "invalid window \"0 8 * * MON for 81x\": duration \"81x\" is not a Go duration such as 90m or 81h"},
+      {"0 8 * * MON for 81",
+       "invalid window \"0 8 * * MON for 81\": duration \"81\" is not a Go duration such as 90m or 81h"},
+      {"0 8 * * MON for -1h",
+       "invalid window \"0 8 * * MON for -1h\": duration \"-1h\" is not a Go duration such as 90m or 81h"},
       {"0 8 * * MON for 0s", "invalid window \"0 8 * * MON for 0s\": duration \"0s\" must be positive"},
       {"0 8 * * MON for 0", "invalid window \"0 8 * * MON for 0\": duration \"0\" must be positive"},
-      {"0 8 * * MON for 1500ms", "invalid window \"0 8 * * MON for 1500ms\": duration \"1500ms\" must be whole seconds"},
-      {"0 8 * * MON for 8785h", "invalid window \"0 8 * * MON for 8785h\": duration \"8785h\" is longer than 8784h (366 days)"},
+      {"0 8 * * MON for 1500ms",
+       "invalid window \"0 8 * * MON for 1500ms\": duration \"1500ms\" must be whole seconds"},
+      {"0 8 * * MON for 8785h",
+       "invalid window \"0 8 * * MON for 8785h\": duration \"8785h\" is longer than 8784h (366 days)"},
       {"0 8 * * MON for 1h at Europe/Zurich",
-       "invalid window \"0 8 * * MON for 1h at Europe/Zurich\": unexpected \"at\" after the duration; expected \"in ZONE\""},
+       "invalid window \"0 8 * * MON for 1h at Europe/Zurich\": unexpected \"at\" after the duration; expected \"in "
+       "ZONE\""},
       {"0 8 * * MON for 1h in", "invalid window \"0 8 * * MON for 1h in\": missing the zone after \"in\""},
       {"0 8 * * MON for 1h in Europe/Zurich now",
        "invalid window \"0 8 * * MON for 1h in Europe/Zurich now\": unexpected \"now\" after the zone"},
@@ -134,9 +143,11 @@ TEST_CASE("freezes") {
   CHECK(freeze_error("2026-12-20T00:00:00Z") ==
         "invalid freeze \"2026-12-20T00:00:00Z\": expected FROM/TO, two RFC 3339 times");
   CHECK(freeze_error("2026-12-20/2027-01-04T00:00:00Z") ==
-        "invalid freeze \"2026-12-20/2027-01-04T00:00:00Z\": \"2026-12-20\" is not an RFC 3339 time such as 2026-03-29T01:30:00Z");
+        "invalid freeze \"2026-12-20/2027-01-04T00:00:00Z\": \"2026-12-20\" is not an RFC 3339 time such as "
+        "2026-03-29T01:30:00Z");
   CHECK(freeze_error("2026-12-20T00:00:00Z/tomorrow") ==
-        "invalid freeze \"2026-12-20T00:00:00Z/tomorrow\": \"tomorrow\" is not an RFC 3339 time such as 2026-03-29T01:30:00Z");
+        "invalid freeze \"2026-12-20T00:00:00Z/tomorrow\": \"tomorrow\" is not an RFC 3339 time such as "
+        "2026-03-29T01:30:00Z");
   CHECK(freeze_error("2026-12-20T00:00:00Z/2026-12-19T00:00:00Z") ==
         "invalid freeze \"2026-12-20T00:00:00Z/2026-12-19T00:00:00Z\": FROM must be before TO");
   CHECK(freeze_error("2026-12-20T00:00:00Z/2026-12-20T01:00:00+01:00") ==
@@ -151,7 +162,8 @@ TEST_CASE("local RFC 3339") {
   CHECK(format_local(utc("2026-11-01T05:30:00Z"), TimeZone::load("America/New_York")) == "2026-11-01T01:30:00-04:00");
   CHECK(format_local(utc("2026-11-01T06:30:00Z"), TimeZone::load("America/New_York")) == "2026-11-01T01:30:00-05:00");
   CHECK(format_local(utc("2026-07-01T00:00:00Z"), TimeZone::load("Asia/Kolkata")) == "2026-07-01T05:30:00+05:30");
-  CHECK(format_local(utc("2026-07-01T00:00:00Z"), TimeZone::load("Australia/Lord_Howe")) == "2026-07-01T10:30:00+10:30");
+  CHECK(format_local(utc("2026-07-01T00:00:00Z"), TimeZone::load("Australia/Lord_Howe")) ==
+        "2026-07-01T10:30:00+10:30");
   CHECK(format_local(utc("2026-07-01T00:00:00Z"), TimeZone()) == "2026-07-01T00:00:00Z");
   CHECK(format_local(utc("2026-01-01T00:00:00Z"), TimeZone::load("Europe/London")) == "2026-01-01T00:00:00Z");
   // RFC 3339 has no seconds in offsets: local mean time is written in UTC.
@@ -185,8 +197,8 @@ TEST_CASE("start instants: gaps move forward, repeated hours count once") {
 TEST_CASE("a window over a long weekend, in Zurich") {
   Schedule s = schedule({"0 8 * * MON for 81h in Europe/Zurich"});
   CHECK(next(s, "2026-03-20T00:00:00Z", 3) ==
-        "2026-03-23T07:00:00Z/2026-03-26T16:00:00Z\n"   // Monday 08:00 CET to Thursday 17:00 CET
-        "2026-03-30T06:00:00Z/2026-04-02T15:00:00Z\n"   // in CEST from now on
+        "2026-03-23T07:00:00Z/2026-03-26T16:00:00Z\n"  // Monday 08:00 CET to Thursday 17:00 CET
+        "2026-03-30T06:00:00Z/2026-04-02T15:00:00Z\n"  // in CEST from now on
         "2026-04-06T06:00:00Z/2026-04-09T15:00:00Z\n");
   // The current interval comes first, started before `at`.
   CHECK(next(s, "2026-03-24T12:00:00Z", 1) == "2026-03-23T07:00:00Z/2026-03-26T16:00:00Z\n");
@@ -252,7 +264,8 @@ TEST_CASE("a window starting inside the repeated hour starts once") {
 TEST_CASE("windows across midnight, week, month and year ends and 29 February") {
   CHECK(next(schedule({"0 22 * * * for 4h"}), "2026-01-01T00:00:00Z", 2) ==
         "2025-12-31T22:00:00Z/2026-01-01T02:00:00Z\n2026-01-01T22:00:00Z/2026-01-02T02:00:00Z\n");
-  CHECK(next(schedule({"0 22 * * * for 4h"}), "2026-01-01T02:00:00Z", 1) == "2026-01-01T22:00:00Z/2026-01-02T02:00:00Z\n");
+  CHECK(next(schedule({"0 22 * * * for 4h"}), "2026-01-01T02:00:00Z", 1) ==
+        "2026-01-01T22:00:00Z/2026-01-02T02:00:00Z\n");
   CHECK(next(schedule({"0 20 * * SUN for 12h"}), "2026-03-01T00:00:00Z", 1) ==
         "2026-03-01T20:00:00Z/2026-03-02T08:00:00Z\n");
   CHECK(next(schedule({"0 18 31 * * for 12h"}), "2026-01-15T00:00:00Z", 2) ==
@@ -267,7 +280,8 @@ TEST_CASE("windows across midnight, week, month and year ends and 29 February") 
   CHECK(next(schedule({"0 0 29 2 * for 24h in Europe/Zurich"}), "2027-06-01T00:00:00Z", 5) ==
         "2028-02-28T23:00:00Z/2028-02-29T23:00:00Z\n2032-02-28T23:00:00Z/2032-02-29T23:00:00Z\n");
   // More than a year away is found too (it said "no window" when the horizon was a year).
-  CHECK(next(schedule({"0 0 29 2 * for 24h"}), "2026-01-01T00:00:00Z", 5) == "2028-02-29T00:00:00Z/2028-03-01T00:00:00Z\n");
+  CHECK(next(schedule({"0 0 29 2 * for 24h"}), "2026-01-01T00:00:00Z", 5) ==
+        "2028-02-29T00:00:00Z/2028-03-01T00:00:00Z\n");
   CHECK(is_open(schedule({"0 0 29 2 * for 24h"}), utc("2028-02-29T23:59:59Z")));
   CHECK_FALSE(is_open(schedule({"0 0 29 2 * for 24h"}), utc("2028-03-01T00:00:00Z")));
   CHECK(is_open(schedule({"0 0 28 2 * for 48h"}), utc("2028-03-01T00:00:00Z") - seconds(1)));
@@ -294,7 +308,8 @@ TEST_CASE("overlapping and touching windows merge") {
         "2026-03-20T08:00:00Z/2026-03-20T10:00:00Z\n2026-03-21T08:00:00Z/2026-03-21T10:00:00Z\n");
   CHECK(next(schedule({"0 8 * * * for 2h", "0 9 * * * for 2h"}), "2026-03-20T00:00:00Z", 1) ==
         "2026-03-20T08:00:00Z/2026-03-20T11:00:00Z\n");
-  CHECK(next(schedule({"0 8,9 * * * for 90m"}), "2026-03-20T00:00:00Z", 1) == "2026-03-20T08:00:00Z/2026-03-20T10:30:00Z\n");
+  CHECK(next(schedule({"0 8,9 * * * for 90m"}), "2026-03-20T00:00:00Z", 1) ==
+        "2026-03-20T08:00:00Z/2026-03-20T10:30:00Z\n");
   CHECK(next(schedule({"0 8 * * * for 59m", "0 9 * * * for 1h"}), "2026-03-20T00:00:00Z", 2) ==
         "2026-03-20T08:00:00Z/2026-03-20T08:59:00Z\n2026-03-20T09:00:00Z/2026-03-20T10:00:00Z\n");
   // Zones mix: 08:00 in Zurich is 07:00 UTC in winter.
@@ -408,13 +423,11 @@ TEST_CASE("is_open agrees with next_windows") {
     state = state * 6364136223846793005ULL + 1442695040888963407ULL;
     return static_cast<unsigned>((state >> 33) % n);
   };
-  const char* crons[] = {"*/20 * * * *", "0 2 * * *",      "30 1-3 * * SUN", "0 0 * * MON",   "15 */4 * * *",
+  const char* crons[] = {"*/20 * * * *", "0 2 * * *",       "30 1-3 * * SUN", "0 0 * * MON",   "15 */4 * * *",
                          "0 8 * * 1-5",  "*/30 2 * 3,10 *", "0 0 1 * *",      "45 23 * * SAT", "0,59 2,3 * * *"};
   const char* durations[] = {"10m", "20m", "1h", "90m", "3h", "25h", "81h"};
   const char* zones[] = {"UTC", "Europe/Zurich", "America/New_York", "Australia/Lord_Howe", "Asia/Kolkata"};
-  auto window = [&] {
-    return std::string(crons[rnd(10)]) + " for " + durations[rnd(7)] + " in " + zones[rnd(5)];
-  };
+  auto window = [&] { return std::string(crons[rnd(10)]) + " for " + durations[rnd(7)] + " in " + zones[rnd(5)]; };
   int inside = 0, outside = 0;
   for (int i = 0; i < kRounds; ++i) {
     Schedule s;
@@ -448,7 +461,8 @@ TEST_CASE("is_open agrees with next_windows") {
         t = (rnd(2) ? near.start : near.end) - seconds(rnd(2));
         if (t < at || t >= end) continue;
       }
-      bool in = std::any_of(intervals.begin(), intervals.end(), [&](const Interval& v) { return v.start <= t && t < v.end; });
+      bool in =
+          std::any_of(intervals.begin(), intervals.end(), [&](const Interval& v) { return v.start <= t && t < v.end; });
       (in ? inside : outside)++;
       CHECK_MESSAGE(is_open(s, t) == in, rfc3339(t));
       // Asked from t, the first interval is the one t is in, if any.
@@ -476,16 +490,17 @@ TEST_CASE("intervals are the merged spans of the start instants") {
     state = state * 6364136223846793005ULL + 1442695040888963407ULL;
     return static_cast<unsigned>((state >> 33) % n);
   };
-  const char* crons[] = {"* * * * *",     "*/2 * * * *",     "0-30 * * * *", "*/15 1-3 * * *", "0,1,2,58,59 * * * *",
-                         "* 2 * * *",     "*/5 0-4 * * SUN", "30 * * * *",   "0 */3 * * *",    "10-20/5 22-23,0-2 * * *"};
+  const char* crons[] = {"* * * * *", "*/2 * * * *",     "0-30 * * * *", "*/15 1-3 * * *", "0,1,2,58,59 * * * *",
+                         "* 2 * * *", "*/5 0-4 * * SUN", "30 * * * *",   "0 */3 * * *",    "10-20/5 22-23,0-2 * * *"};
   const char* durations[] = {"30s", "1m", "2m", "5m", "15m", "1h", "3h", "25h"};
   const char* zones[] = {"UTC", "Europe/Zurich", "America/New_York", "Australia/Lord_Howe"};
-  const char* around[] = {"2026-03-27T00:00:00Z", "2026-10-23T00:00:00Z", "2026-03-06T00:00:00Z", "2026-10-30T00:00:00Z",
-                          "2026-04-02T00:00:00Z", "2026-10-01T00:00:00Z"};
+  const char* around[] = {"2026-03-27T00:00:00Z", "2026-10-23T00:00:00Z", "2026-03-06T00:00:00Z",
+                          "2026-10-30T00:00:00Z", "2026-04-02T00:00:00Z", "2026-10-01T00:00:00Z"};
   for (int i = 0; i < kRounds; ++i) {
     Schedule s;
     for (unsigned k = 0, n = 1 + rnd(2); k < n; ++k) {
-      s.allow.push_back(parse_window(std::string(crons[rnd(10)]) + " for " + durations[rnd(8)] + " in " + zones[rnd(4)]));
+      s.allow.push_back(
+          parse_window(std::string(crons[rnd(10)]) + " for " + durations[rnd(8)] + " in " + zones[rnd(4)]));
     }
     std::string what;
     for (const Window& w : s.allow) what += w.text + "; ";

@@ -21,7 +21,8 @@ SysTime utc(const char* text) {
   return *t;
 }
 
-Schedule schedule(std::vector<const char*> allow, std::vector<const char*> deny = {}, std::vector<const char*> freeze = {}) {
+Schedule schedule(std::vector<const char*> allow, std::vector<const char*> deny = {},
+                  std::vector<const char*> freeze = {}) {
   Schedule s;
   for (const char* w : allow) s.allow.push_back(parse_window(w));
   for (const char* w : deny) s.deny.push_back(parse_window(w));
@@ -67,14 +68,17 @@ TEST_CASE("to windows: parsing") {
     const char* message;
   };
   const Case cases[] = {
-      {"0 8 * * * to 0 0 30 2 *", "invalid window \"0 8 * * * to 0 0 30 2 *\": the close schedule \"0 0 30 2 *\" never matches"},
+      {"0 8 * * * to 0 0 30 2 *",
+       "invalid window \"0 8 * * * to 0 0 30 2 *\": the close schedule \"0 0 30 2 *\" never matches"},
       {"0 8 * * * to 0 0 31 4,6,9,11 * in Europe/Zurich",
-       "invalid window \"0 8 * * * to 0 0 31 4,6,9,11 * in Europe/Zurich\": the close schedule \"0 0 31 4,6,9,11 *\" never matches"},
+       "invalid window \"0 8 * * * to 0 0 31 4,6,9,11 * in Europe/Zurich\": the close schedule \"0 0 31 4,6,9,11 *\" "
+       "never matches"},
       {"to 0 8 * * *", "invalid window \"to 0 8 * * *\": missing the cron expression before \"to\""},
       {"0 8 * * * to", "invalid window \"0 8 * * * to\": missing the close schedule after \"to\""},
       {"0 8 * * * to in UTC", "invalid window \"0 8 * * * to in UTC\": missing the close schedule after \"to\""},
       {"0 8 * * * to 0 9 * * * in", "invalid window \"0 8 * * * to 0 9 * * * in\": missing the zone after \"in\""},
-      {"0 8 * * * to 0 9 * * * in UTC x", "invalid window \"0 8 * * * to 0 9 * * * in UTC x\": unexpected \"x\" after the zone"},
+      {"0 8 * * * to 0 9 * * * in UTC x",
+       "invalid window \"0 8 * * * to 0 9 * * * in UTC x\": unexpected \"x\" after the zone"},
       {"0 8 * * * to 0 9 * * * for 1h",
        "invalid window \"0 8 * * * to 0 9 * * * for 1h\": expected one \"for\" or \"to\", not both or twice"},
       {"0 8 * * * for 1h to 0 9 * * *",
@@ -83,7 +87,8 @@ TEST_CASE("to windows: parsing") {
       {"0 8 * * to 0 9 * * *", "invalid cron \"0 8 * *\": expected 5 fields, got 4"},
       {"0 8 * * * to 0 9 * * * in Mars/Base", "unknown time zone \"Mars/Base\": no such file in /usr/share/zoneinfo"},
       {"0 8 * * * TO 0 9 * * *",
-       "invalid window \"0 8 * * * TO 0 9 * * *\": expected \"CRON for DURATION [in ZONE]\" or \"CRON to CRON [in ZONE]\""},
+       "invalid window \"0 8 * * * TO 0 9 * * *\": expected \"CRON for DURATION [in ZONE]\" or \"CRON to CRON [in "
+       "ZONE]\""},
   };
   for (const Case& c : cases) {
     std::string text = c.text;
@@ -95,8 +100,8 @@ TEST_CASE("to windows: parsing") {
 TEST_CASE("to windows: Monday 08:00 to Thursday 17:00 on the Zurich clock, DST or not") {
   Schedule s = schedule({"0 8 * * MON to 0 17 * * THU in Europe/Zurich"});
   CHECK(next(s, "2026-03-20T00:00:00Z", 3) ==
-        "2026-03-23T07:00:00Z/2026-03-26T16:00:00Z\n"   // CET
-        "2026-03-30T06:00:00Z/2026-04-02T15:00:00Z\n"   // CEST
+        "2026-03-23T07:00:00Z/2026-03-26T16:00:00Z\n"  // CET
+        "2026-03-30T06:00:00Z/2026-04-02T15:00:00Z\n"  // CEST
         "2026-04-06T06:00:00Z/2026-04-09T15:00:00Z\n");
   CHECK(next(s, "2026-10-20T00:00:00Z", 2) ==
         "2026-10-19T06:00:00Z/2026-10-22T15:00:00Z\n"
@@ -169,16 +174,18 @@ TEST_CASE("to windows merge with for windows; deny and freeze win as before") {
         "2026-03-23T08:00:00Z/2026-03-23T09:30:00Z\n2026-03-23T10:00:00Z/2026-03-23T17:00:00Z\n");
   // A "to" deny window: no weekends.
   Schedule weekdays = schedule({"0 * * * * for 1h"}, {"0 12 * * FRI to 0 8 * * MON"});
-  CHECK(next(weekdays, "2026-03-21T00:00:00Z", 2).find("2026-03-23T08:00:00Z/2026-03-27T12:00:00Z\n") != std::string::npos);
+  CHECK(next(weekdays, "2026-03-21T00:00:00Z", 2).find("2026-03-23T08:00:00Z/2026-03-27T12:00:00Z\n") !=
+        std::string::npos);
   CHECK_FALSE(is_open(weekdays, utc("2026-03-22T12:00:00Z")));
   CHECK(is_open(weekdays, utc("2026-03-23T08:00:00Z")));
   CHECK(next(schedule({"0 8 * * MON to 0 17 * * THU"}, {}, {"2026-03-24T00:00:00Z/2026-03-25T00:00:00Z"}),
-             "2026-03-20T00:00:00Z", 2) ==
-        "2026-03-23T08:00:00Z/2026-03-24T00:00:00Z\n2026-03-25T00:00:00Z/2026-03-26T17:00:00Z\n");
+             "2026-03-20T00:00:00Z",
+             2) == "2026-03-23T08:00:00Z/2026-03-24T00:00:00Z\n2026-03-25T00:00:00Z/2026-03-26T17:00:00Z\n");
 }
 
 TEST_CASE("rare schedules: the search looks 5 years ahead") {
-  CHECK(next(schedule({"0 0 29 2 * for 24h"}), "2026-11-24T00:00:00Z", 3) == "2028-02-29T00:00:00Z/2028-03-01T00:00:00Z\n");
+  CHECK(next(schedule({"0 0 29 2 * for 24h"}), "2026-11-24T00:00:00Z", 3) ==
+        "2028-02-29T00:00:00Z/2028-03-01T00:00:00Z\n");
   // The next 29 February after 2096 is in 2104: beyond the horizon.
   CHECK(next(schedule({"0 0 29 2 * for 24h"}), "2096-03-01T00:00:00Z", 3) == "");
   // A close years away: open from 1 January to the next 29 February, so since 1 January 2025,
@@ -224,7 +231,7 @@ TEST_CASE("to windows: is_open agrees with next_windows") {
     state = state * 6364136223846793005ULL + 1442695040888963407ULL;
     return static_cast<unsigned>((state >> 33) % n);
   };
-  const char* crons[] = {"*/20 * * * *", "0 2 * * *",  "30 1-3 * * SUN", "0 0 * * MON",  "15 */4 * * *",
+  const char* crons[] = {"*/20 * * * *", "0 2 * * *",  "30 1-3 * * SUN", "0 0 * * MON",    "15 */4 * * *",
                          "0 8 * * 1-5",  "30 2 * * *", "0 3 * * *",      "0,59 2,3 * * *", "45 1 * * *"};
   const char* zones[] = {"UTC", "Europe/Zurich", "America/New_York", "Australia/Lord_Howe"};
   auto window = [&] {
@@ -257,7 +264,8 @@ TEST_CASE("to windows: is_open agrees with next_windows") {
     SysTime end = intervals.back().end;
     for (int j = 0; j < 60; ++j) {
       SysTime t = at + seconds(rnd(static_cast<unsigned>(duration_cast<seconds>(end - at).count())));
-      bool in = std::any_of(intervals.begin(), intervals.end(), [&](const Interval& v) { return v.start <= t && t < v.end; });
+      bool in =
+          std::any_of(intervals.begin(), intervals.end(), [&](const Interval& v) { return v.start <= t && t < v.end; });
       (in ? inside : outside)++;
       CHECK_MESSAGE(is_open(s, t) == in, rfc3339(t));
     }
@@ -272,8 +280,8 @@ TEST_CASE("a close is the next start of the close schedule, as next_starts (whic
     state = state * 6364136223846793005ULL + 1442695040888963407ULL;
     return static_cast<unsigned>((state >> 33) % n);
   };
-  const char* crons[] = {"*/20 * * * *", "30 2 * * *", "0,59 1-3 * * *", "45 1 * * SUN", "0 3 * * *", "*/7 2 * 3,10 *",
-                         "0 0 29 2 *",   "0 8 * * MON", "15 10 31 * *",  "0 0 1 1 *"};
+  const char* crons[] = {"*/20 * * * *",   "30 2 * * *", "0,59 1-3 * * *", "45 1 * * SUN", "0 3 * * *",
+                         "*/7 2 * 3,10 *", "0 0 29 2 *", "0 8 * * MON",    "15 10 31 * *", "0 0 1 1 *"};
   const char* zones[] = {"UTC", "Europe/Zurich", "America/New_York", "Australia/Lord_Howe", "Asia/Kolkata"};
   const char* around[] = {"2026-03-28T00:00:00Z", "2026-10-24T00:00:00Z", "2026-03-07T00:00:00Z",
                           "2026-10-31T00:00:00Z", "2026-04-04T00:00:00Z", "2026-10-03T00:00:00Z"};

@@ -60,15 +60,13 @@ bool leap(int y) { return year{y}.is_leap(); }
 std::int64_t rule_day(const Rule& r, int y) {
   std::int64_t jan1 = days_from_civil(y, 1, 1);
   switch (r.kind) {
-    case Rule::kJulian1:
-      return jan1 + r.day - 1 + (leap(y) && r.day >= 60 ? 1 : 0);
-    case Rule::kJulian0:
-      return jan1 + r.day;
+    case Rule::kJulian1: return jan1 + r.day - 1 + (leap(y) && r.day >= 60 ? 1 : 0);
+    case Rule::kJulian0: return jan1 + r.day;
     case Rule::kMonthWeek: {
       std::int64_t first = days_from_civil(y, static_cast<unsigned>(r.month), 1);
       unsigned first_wd = weekday{sys_days{days{first}}}.c_encoding();
-      int length = static_cast<int>(static_cast<unsigned>(
-          year_month_day_last{year{y} / month{static_cast<unsigned>(r.month)} / last}.day()));
+      int length = static_cast<int>(
+          static_cast<unsigned>(year_month_day_last{year{y} / month{static_cast<unsigned>(r.month)} / last}.day()));
       int d = (r.day - static_cast<int>(first_wd) + 7) % 7 + (r.week - 1) * 7;
       while (d >= length) d -= 7;  // week 5 means the last one
       return first + d;
@@ -129,14 +127,13 @@ bool posix_dst(const Posix& p, std::int64_t t) {
   return dst;
 }
 
-const Type& posix_at(const Posix& p, std::int64_t t) {
-  return p.has_dst && posix_dst(p, t) ? p.daylight : p.standard;
-}
+const Type& posix_at(const Posix& p, std::int64_t t) { return p.has_dst && posix_dst(p, t) ? p.daylight : p.standard; }
 
 // The first instant after t at which posix_at's offset differs from `prev`, searching until
 // year `last`. The state changes only at switches, and each one is read back through
 // posix_at, so this agrees with it by construction (ties, overlaps and all).
-std::optional<std::pair<std::int64_t, std::int32_t>> posix_change(const Posix& p, std::int64_t t, std::int32_t prev, int last) {
+std::optional<std::pair<std::int64_t, std::int32_t>> posix_change(const Posix& p, std::int64_t t, std::int32_t prev,
+                                                                  int last) {
   if (t >= kPosixLast) return std::nullopt;
   // Years [a, a+4] hold every switch before January 1 of a+5 minus kSwitchReach; the next
   // window starts at a+4, whose switches may lie beyond that bound.
@@ -318,11 +315,11 @@ std::size_t block_size(const Header& h, std::size_t time_size) {
 
 struct TimeZone::Data {
   std::string name;
-  std::vector<std::int64_t> times;   // transitions, UTC, ascending
-  std::vector<std::uint8_t> index;   // type after each transition
-  std::vector<Type> types;           // types[0] applies before the first transition
-  std::optional<Posix> posix;        // after the last transition
-  bool posix_changes = false;        // the rule changes the offset at all
+  std::vector<std::int64_t> times;  // transitions, UTC, ascending
+  std::vector<std::uint8_t> index;  // type after each transition
+  std::vector<Type> types;          // types[0] applies before the first transition
+  std::optional<Posix> posix;       // after the last transition
+  bool posix_changes = false;       // the rule changes the offset at all
   std::int32_t min_off = 0, max_off = 0;
 
   const Type& at(std::int64_t t) const {

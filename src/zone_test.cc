@@ -215,8 +215,8 @@ TEST_CASE("POSIX TZ rules") {
   }
   SUBCASE("daylight time all year") {
     TimeZone z = TimeZone::from_posix("always", "EST5EDT,0/0,J365/25");
-    for (const char* t : {"2026-01-01T00:00:00Z", "2026-01-01T05:00:00Z", "2026-06-01T00:00:00Z", "2026-12-31T23:59:59Z",
-                          "2027-01-01T04:59:59Z", "2027-01-01T05:00:00Z"}) {
+    for (const char* t : {"2026-01-01T00:00:00Z", "2026-01-01T05:00:00Z", "2026-06-01T00:00:00Z",
+                          "2026-12-31T23:59:59Z", "2027-01-01T04:59:59Z", "2027-01-01T05:00:00Z"}) {
       CAPTURE(t);
       CHECK(z.offset_at(utc(t)) == hours(-4));
     }
@@ -243,9 +243,11 @@ TEST_CASE("zone names are checked before any file is read") {
                           "Europe/Zurich/", "Europe/Zur ich", "Europe\\Zurich", "Europe/Zurich\n"}) {
     CAPTURE(bad);
     CHECK_FALSE(valid_zone_name(bad));
-    CHECK(error_of(bad) == "invalid time zone name \"" + std::string(bad) + "\": use an IANA name such as Europe/Zurich");
+    CHECK(error_of(bad) ==
+          "invalid time zone name \"" + std::string(bad) + "\": use an IANA name such as Europe/Zurich");
   }
-  for (const char* good : {"UTC", "Europe/Zurich", "America/Port-au-Prince", "Etc/GMT+5", "America/Argentina/Buenos_Aires"}) {
+  for (const char* good :
+       {"UTC", "Europe/Zurich", "America/Port-au-Prince", "Etc/GMT+5", "America/Argentina/Buenos_Aires"}) {
     CAPTURE(good);
     CHECK(valid_zone_name(good));
     CHECK(error_of(good) == "");
@@ -255,7 +257,8 @@ TEST_CASE("zone names are checked before any file is read") {
 TEST_CASE("unknown zones are errors, never UTC") {
   CHECK(error_of("Mars/Base") == "unknown time zone \"Mars/Base\": no such file in /usr/share/zoneinfo");
   CHECK(error_of("Europe") == "unknown time zone \"Europe\": no such file in /usr/share/zoneinfo");
-  CHECK(error_of("Europe/Zurich", "/nonexistent") == "unknown time zone \"Europe/Zurich\": no such file in /nonexistent");
+  CHECK(error_of("Europe/Zurich", "/nonexistent") ==
+        "unknown time zone \"Europe/Zurich\": no such file in /nonexistent");
   CHECK(error_of("leapseconds") == "time zone \"leapseconds\": not a usable TZif file: bad header");
   CHECK(error_of("right/Europe/Zurich") ==
         "time zone \"right/Europe/Zurich\": not a usable TZif file: leap-second (\"right/\") zones are not supported");
@@ -284,10 +287,12 @@ TEST_CASE("TZif versions and damage") {
   REQUIRE(v2.size() > 44);
   SUBCASE("a version 1 file uses its 32-bit data and has no footer") {
     auto count = [&](std::size_t at) {
-      return static_cast<std::size_t>(static_cast<unsigned char>(v2[at]) << 24 | static_cast<unsigned char>(v2[at + 1]) << 16 |
-                                      static_cast<unsigned char>(v2[at + 2]) << 8 | static_cast<unsigned char>(v2[at + 3]));
+      return static_cast<std::size_t>(
+          static_cast<unsigned char>(v2[at]) << 24 | static_cast<unsigned char>(v2[at + 1]) << 16 |
+          static_cast<unsigned char>(v2[at + 2]) << 8 | static_cast<unsigned char>(v2[at + 3]));
     };
-    std::size_t isut = count(20), isstd = count(24), leap = count(28), time = count(32), type = count(36), chars = count(40);
+    std::size_t isut = count(20), isstd = count(24), leap = count(28), time = count(32), type = count(36),
+                chars = count(40);
     std::string v1 = v2.substr(0, 44 + time * 5 + type * 6 + chars + leap * 8 + isstd + isut);
     v1[4] = '\0';
     TimeZone z = TimeZone::from_tzif("v1", v1);
@@ -300,9 +305,10 @@ TEST_CASE("TZif versions and damage") {
     CHECK(z.abbreviation(utc("2026-07-01T00:00:00Z")) == "+14");
   }
   SUBCASE("damaged files are errors") {
-    CHECK_THROWS_WITH_AS(TimeZone::from_tzif("x", "TZif"), "time zone \"x\": not a usable TZif file: bad header", ConfigError);
-    CHECK_THROWS_WITH_AS(TimeZone::from_tzif("x", v2.substr(0, 100)), "time zone \"x\": not a usable TZif file: bad second header",
+    CHECK_THROWS_WITH_AS(TimeZone::from_tzif("x", "TZif"), "time zone \"x\": not a usable TZif file: bad header",
                          ConfigError);
+    CHECK_THROWS_WITH_AS(TimeZone::from_tzif("x", v2.substr(0, 100)),
+                         "time zone \"x\": not a usable TZif file: bad second header", ConfigError);
     CHECK_THROWS_WITH_AS(TimeZone::from_tzif("x", v2.substr(0, v2.size() - 1)),
                          "time zone \"x\": not a usable TZif file: unterminated footer", ConfigError);
     std::string bad_footer = v2.substr(0, v2.rfind('\n', v2.size() - 2)) + "\nCET-1CEST,M3\n";
@@ -314,7 +320,8 @@ TEST_CASE("TZif versions and damage") {
 TEST_CASE("local_to_utc and next_transition agree with offset_at") {
   // Every instant is among the candidates for its own wall time; the offset holds until the
   // next transition. Sampled every few days over two centuries in several zones.
-  for (const char* name : {"Europe/Zurich", "America/New_York", "Australia/Lord_Howe", "Asia/Kolkata", "Pacific/Apia"}) {
+  for (const char* name :
+       {"Europe/Zurich", "America/New_York", "Australia/Lord_Howe", "Asia/Kolkata", "Pacific/Apia"}) {
     CAPTURE(name);
     TimeZone z = TimeZone::load(name);
     int failures = 0;
@@ -329,7 +336,8 @@ TEST_CASE("local_to_utc and next_transition agree with offset_at") {
       if (std::find(candidates.begin(), candidates.end(), t) == candidates.end()) ++failures;
       auto next = z.next_transition(t);
       if (next) {
-        if (*next <= t || z.offset_at(*next - seconds(1)) != z.offset_at(t) || z.offset_at(*next) == z.offset_at(t)) ++failures;
+        if (*next <= t || z.offset_at(*next - seconds(1)) != z.offset_at(t) || z.offset_at(*next) == z.offset_at(t))
+          ++failures;
       }
     }
     CHECK(failures == 0);
@@ -350,7 +358,8 @@ int disagreements(const TimeZone& z, sys_seconds from, sys_seconds to, seconds s
       if (c + z.offset_at(c) != t + z.offset_at(t)) ++failures;
     }
     if (auto next = z.next_transition(t)) {
-      if (*next <= t || z.offset_at(*next - seconds(1)) != z.offset_at(t) || z.offset_at(*next) == z.offset_at(t)) ++failures;
+      if (*next <= t || z.offset_at(*next - seconds(1)) != z.offset_at(t) || z.offset_at(*next) == z.offset_at(t))
+        ++failures;
     }
   }
   return failures;

@@ -26,8 +26,8 @@ std::string field(std::uint64_t bits, unsigned lo, unsigned hi, bool star) {
 }
 
 std::string canonical(const CronSchedule& c) {
-  return field(c.minutes, 0, 59, false) + " " + field(c.hours, 0, 23, false) + " " + field(c.days, 1, 31, c.days_star) + " " +
-         field(c.months, 1, 12, false) + " " + field(c.weekdays, 0, 6, c.weekdays_star);
+  return field(c.minutes, 0, 59, false) + " " + field(c.hours, 0, 23, false) + " " + field(c.days, 1, 31, c.days_star) +
+         " " + field(c.months, 1, 12, false) + " " + field(c.weekdays, 0, 6, c.weekdays_star);
 }
 
 bool same(const CronSchedule& a, const CronSchedule& b) {
@@ -50,8 +50,8 @@ extern "C" int LLVMFuzzerTestOneInput(const std::uint8_t* data, std::size_t size
     return 0;
   }
   FUZZ_CHECK(c.text == text);
-  FUZZ_CHECK(!(c.minutes >> 60) && !(c.hours >> 24) && !(c.days & 1) && !(c.months & 1) &&
-                 !(c.months >> 13) && !(c.weekdays >> 7),
+  FUZZ_CHECK(!(c.minutes >> 60) && !(c.hours >> 24) && !(c.days & 1) && !(c.months & 1) && !(c.months >> 13) &&
+                 !(c.weekdays >> 7),
              "a value out of its field's range");
   // A star field holds the whole range.
   FUZZ_CHECK(!c.days_star || c.days == 0xfffffffe);

@@ -13,7 +13,8 @@ using namespace windowctl;
 
 extern "C" int LLVMFuzzerTestOneInput(const std::uint8_t* data, std::size_t size) {
   FuzzedDataProvider in(data, size);
-  const std::string version = in.ConsumeBool() ? "client.authentication.k8s.io/v1" : "client.authentication.k8s.io/v1beta1";
+  const std::string version =
+      in.ConsumeBool() ? "client.authentication.k8s.io/v1" : "client.authentication.k8s.io/v1beta1";
   const std::string text = in.ConsumeRemainingBytesAsString();
   try {
     ExecCredential c = parse_exec_credential(text, version);

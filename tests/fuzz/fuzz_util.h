@@ -28,7 +28,7 @@ namespace windowctl::fuzz {
 }  // namespace windowctl::fuzz
 
 // FUZZ_CHECK(cond) or FUZZ_CHECK(cond, detail): aborts with the condition's text and the detail.
-#define FUZZ_CHECK(cond, ...)                                                                  \
-  do {                                                                                         \
+#define FUZZ_CHECK(cond, ...)                                                                    \
+  do {                                                                                           \
     if (!(cond)) ::windowctl::fuzz::broken(__FILE__, __LINE__, #cond, std::string{__VA_ARGS__}); \
   } while (0)

@@ -8,8 +8,8 @@
 #include <vector>
 
 #include "fuzz_util.h"
-#include "util.h"
 #include "http.h"
+#include "util.h"
 
 using windowctl::http::ResponseParser;
 using Result = ResponseParser::Result;
@@ -27,8 +27,9 @@ struct Outcome {
 };
 
 std::string describe(const Outcome& o) {
-  return "result " + std::to_string(static_cast<int>(o.result)) + " consumed " + std::to_string(o.consumed) + " status " +
-         std::to_string(o.status) + " body " + std::to_string(o.body.size()) + " bytes, error \"" + o.error + "\"";
+  return "result " + std::to_string(static_cast<int>(o.result)) + " consumed " + std::to_string(o.consumed) +
+         " status " + std::to_string(o.status) + " body " + std::to_string(o.body.size()) + " bytes, error \"" +
+         o.error + "\"";
 }
 
 // Feeds `wire` in the pieces `splits` cuts it into, checking the cap after every piece, then
@@ -76,7 +77,8 @@ extern "C" int LLVMFuzzerTestOneInput(const std::uint8_t* data, std::size_t size
   const bool head = in.ConsumeBool();
   const bool eof = in.ConsumeBool();
   // Small caps reach the cap checks; the default one is what a real answer meets.
-  const std::size_t cap = in.ConsumeBool() ? ResponseParser::kMaxBodyBytes : in.ConsumeIntegralInRange<std::size_t>(0, 300);
+  const std::size_t cap =
+      in.ConsumeBool() ? ResponseParser::kMaxBodyBytes : in.ConsumeIntegralInRange<std::size_t>(0, 300);
   std::vector<std::size_t> splits(in.ConsumeIntegralInRange<std::size_t>(0, 16));
   for (auto& s : splits) s = in.ConsumeIntegralInRange<std::size_t>(0, 64);
   const std::string wire = in.ConsumeRemainingBytesAsString();

@@ -5,10 +5,9 @@
 // (patch_visible) and a second decision on the result writes nothing; a discovered version is
 // valid and makes a path. The same answers as `check` reads them live (check_online.h): a /version
 // document, a SelfSubjectAccessReview, a target's managedFields; the live rules never throw.
-#include <nlohmann/json.hpp>
-
 #include <chrono>
 #include <cstdint>
+#include <nlohmann/json.hpp>
 #include <string>
 
 #include "check_online.h"
@@ -51,7 +50,8 @@ extern "C" int LLVMFuzzerTestOneInput(const std::uint8_t* data, std::size_t size
   }
   (void)quote_reason(metadata_string(object, "name"));
 
-  if (auto v = parse_server_version(object)) FUZZ_CHECK(v->first >= 0 && v->second >= 0 && v->first < 10000 && v->second < 10000);
+  if (auto v = parse_server_version(object))
+    FUZZ_CHECK(v->first >= 0 && v->second >= 0 && v->first < 10000 && v->second < 10000);
   if (auto review = parse_access_review(object)) FUZZ_CHECK(object.at("status").at("allowed") == review->first);
   LiveFacts facts;
   facts.server = parse_server_version(object);

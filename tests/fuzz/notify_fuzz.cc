@@ -23,7 +23,8 @@ extern "C" int LLVMFuzzerTestOneInput(const std::uint8_t* data, std::size_t size
     FUZZ_CHECK(!ep->path.empty() && ep->path[0] == '/', url);
     for (char c : ep->host + ep->path) FUZZ_CHECK(c > 0x20 && c < 0x7f, url);
     const bool v6 = ep->host.find(':') != std::string::npos;
-    std::string canonical = "http://" + (v6 ? "[" + ep->host + "]" : ep->host) + ":" + std::to_string(ep->port) + ep->path;
+    std::string canonical =
+        "http://" + (v6 ? "[" + ep->host + "]" : ep->host) + ":" + std::to_string(ep->port) + ep->path;
     auto again = parse_notify_url(canonical, nullptr);
     FUZZ_CHECK(again && again->host == ep->host && again->port == ep->port && again->path == ep->path, canonical);
   }

@@ -7,20 +7,19 @@
 // out, in order, and windowctl reads the same from each (name, namespace, suspend, its
 // annotations, conditions, revision); the page kept holds no items; the continue token is the
 // same. A page nested deeper than kMaxJsonDepth is refused before any item.
-#include <nlohmann/json.hpp>
-
 #include <algorithm>
 #include <cstdint>
+#include <nlohmann/json.hpp>
 #include <string>
 #include <vector>
 
 #include "fuzz_util.h"
 #include "json_read.h"
-#include "tls.h"
 #include "kinds.h"
 #include "plan.h"
 #include "readiness.h"
 #include "resolve.h"
+#include "tls.h"
 
 using namespace windowctl;
 using nlohmann::json;
@@ -34,9 +33,10 @@ std::string seen(const json& item) {
   ObjectState s = read_state(item);
   Condition ready = find_condition(item, "Ready");
   return metadata_string(item, "name") + "|" + metadata_string(item, "namespace") + "|" + (s.suspended ? "S" : "-") +
-         (s.marked ? "M" : "-") + s.suspended_at + "|" + s.reason + "|" + s.reconcile_label + "|" + s.override_state + "|" +
-         s.override_until + "|" + ready.status + ready.reason + ready.message + std::to_string(ready.observed_generation) + "|" +
-         ks.revision(item) + "|" + hr.revision(item) + "|" + evaluate_readiness(item, "t").message;
+         (s.marked ? "M" : "-") + s.suspended_at + "|" + s.reason + "|" + s.reconcile_label + "|" + s.override_state +
+         "|" + s.override_until + "|" + ready.status + ready.reason + ready.message +
+         std::to_string(ready.observed_generation) + "|" + ks.revision(item) + "|" + hr.revision(item) + "|" +
+         evaluate_readiness(item, "t").message;
 }
 
 // The shape parse_list_page demands, read from a plain parse (which keeps the last of duplicate
@@ -64,7 +64,8 @@ extern "C" int LLVMFuzzerTestOneInput(const std::uint8_t* data, std::size_t size
   std::string malformed;
   json page;
   try {
-    page = parse_list_page(text, [&](json&& item) { streamed.push_back(seen(item)); }, &malformed);
+    page = parse_list_page(
+        text, [&](json&& item) { streamed.push_back(seen(item)); }, &malformed);
   } catch (const TransportError& e) {
     FUZZ_CHECK(json_depth(text) > kMaxJsonDepth && streamed.empty(), e.what());
     return 0;
@@ -76,17 +77,20 @@ extern "C" int LLVMFuzzerTestOneInput(const std::uint8_t* data, std::size_t size
   int lists = 0;
   bool repeats = false;
   std::vector<std::vector<std::string>> keys;
-  (void)json::parse(text, [&](int depth, json::parse_event_t event, json& key) {
-    if (event == json::parse_event_t::object_start) keys.emplace_back();
-    if (event == json::parse_event_t::object_end) keys.pop_back();
-    if (event == json::parse_event_t::key) {
-      if (depth == 1 && key == "items") ++lists;
-      auto& seen_keys = keys.back();
-      repeats = repeats || std::find(seen_keys.begin(), seen_keys.end(), key.get<std::string>()) != seen_keys.end();
-      seen_keys.push_back(key.get<std::string>());
-    }
-    return true;
-  }, false);
+  (void)json::parse(
+      text,
+      [&](int depth, json::parse_event_t event, json& key) {
+        if (event == json::parse_event_t::object_start) keys.emplace_back();
+        if (event == json::parse_event_t::object_end) keys.pop_back();
+        if (event == json::parse_event_t::key) {
+          if (depth == 1 && key == "items") ++lists;
+          auto& seen_keys = keys.back();
+          repeats = repeats || std::find(seen_keys.begin(), seen_keys.end(), key.get<std::string>()) != seen_keys.end();
+          seen_keys.push_back(key.get<std::string>());
+        }
+        return true;
+      },
+      false);
   const bool good = !plain.is_discarded() && sound(plain) && lists == 1;
   FUZZ_CHECK(!malformed.empty() || good, "a malformed page was accepted");
   FUZZ_CHECK(malformed.empty() || !good || repeats, "a sound page was refused: " + malformed);
@@ -97,7 +101,8 @@ extern "C" int LLVMFuzzerTestOneInput(const std::uint8_t* data, std::size_t size
   FUZZ_CHECK(streamed.size() == items->size(),
              std::to_string(streamed.size()) + " items streamed, " + std::to_string(items->size()) + " in the page");
   for (std::size_t i = 0; i < streamed.size(); ++i) {
-    FUZZ_CHECK(streamed[i] == seen((*items)[i]), "item " + std::to_string(i) + ": " + streamed[i] + " vs " + seen((*items)[i]));
+    FUZZ_CHECK(streamed[i] == seen((*items)[i]),
+               "item " + std::to_string(i) + ": " + streamed[i] + " vs " + seen((*items)[i]));
   }
   auto kept = page.find("items");
   FUZZ_CHECK(kept == page.end() || kept->empty(), "the page kept its items");

@@ -5,10 +5,9 @@
 // replacing the flags and freezes kept; the window state agrees with is_open; an override
 // decides exactly while its end (saturated beyond 2262) is after now, and sync's verdict
 // never opens what an active "closed" override keeps closed.
-#include <nlohmann/json.hpp>
-
 #include <chrono>
 #include <cstdint>
+#include <nlohmann/json.hpp>
 #include <string>
 
 #include "config.h"
@@ -33,7 +32,8 @@ extern "C" int LLVMFuzzerTestOneInput(const std::uint8_t* data, std::size_t size
 
   json object = json::parse(text, nullptr, false);
   if (object.is_discarded()) return 0;
-  static const Schedule flags = parse_schedule({{"0 8 * * MON for 81h"}, {}, {"2026-12-24T00:00:00Z/2026-12-27T00:00:00Z"}});
+  static const Schedule flags =
+      parse_schedule({{"0 8 * * MON for 81h"}, {}, {"2026-12-24T00:00:00Z/2026-12-27T00:00:00Z"}});
   const Schedule none;
   try {
     auto schedule = schedule_for(object, with_flags ? flags : none);

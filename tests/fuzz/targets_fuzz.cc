@@ -1,12 +1,12 @@
-// Names and namespaces from --kustomizations, --targets (with their kinds), -n and the environment, API versions, and label
-// selectors, all of which end up in request paths or queries. Invariants: every target is a
-// valid namespace and object name, listed once, and its "namespace/name" parses back to it; a
-// path built from valid parts has exactly its segments (no "?", "#", "%" or ".."); a selector
-// is percent-encoded to unreserved characters and decodes back to itself.
+// Names and namespaces from --kustomizations, --targets (with their kinds), -n and the environment, API versions, and
+// label selectors, all of which end up in request paths or queries. Invariants: every target is a valid namespace and
+// object name, listed once, and its "namespace/name" parses back to it; a path built from valid parts has exactly its
+// segments (no "?", "#", "%" or ".."); a selector is percent-encoded to unreserved characters and decodes back to
+// itself.
 #include <cctype>
 #include <cstdint>
-#include <stdexcept>
 #include <optional>
+#include <stdexcept>
 #include <string>
 #include <vector>
 

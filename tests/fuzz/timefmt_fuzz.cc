@@ -96,7 +96,8 @@ extern "C" int LLVMFuzzerTestOneInput(const std::uint8_t* data, std::size_t size
       std::int64_t d = in.ConsumeIntegralInRange<std::int64_t>(0, std::numeric_limits<std::int64_t>::max());
       FUZZ_CHECK(parse_go_duration(go_string(d)) == nanoseconds(d), go_string(d));
       FUZZ_CHECK(parse_go_duration(std::to_string(d) + "ns") == nanoseconds(d), std::to_string(d));
-      std::string s = std::to_string(d / 1000000000) + "." + std::to_string(1000000000 + d % 1000000000).substr(1) + "s";
+      std::string s =
+          std::to_string(d / 1000000000) + "." + std::to_string(1000000000 + d % 1000000000).substr(1) + "s";
       FUZZ_CHECK(parse_go_duration(s) == nanoseconds(d), s);
       seconds any(in.ConsumeIntegral<std::int64_t>());
       FUZZ_CHECK(!human_until(any).empty() && !human_duration(any).empty());

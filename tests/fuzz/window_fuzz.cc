@@ -33,7 +33,8 @@ extern "C" int LLVMFuzzerTestOneInput(const std::uint8_t* data, std::size_t size
   const nanoseconds frac(in.ConsumeIntegralInRange(0, 999'999'999));
   at = at <= SysTime::max() - frac ? at + frac : SysTime::max();
   Schedule s;
-  int allow = in.ConsumeIntegralInRange(1, 2), deny = in.ConsumeIntegralInRange(0, 1), freeze = in.ConsumeIntegralInRange(0, 1);
+  int allow = in.ConsumeIntegralInRange(1, 2), deny = in.ConsumeIntegralInRange(0, 1),
+      freeze = in.ConsumeIntegralInRange(0, 1);
   try {
     for (int i = 0; i < allow; ++i) s.allow.push_back(parse_window(in.ConsumeRandomLengthString(80)));
     for (int i = 0; i < deny; ++i) s.deny.push_back(parse_window(in.ConsumeRandomLengthString(80)));

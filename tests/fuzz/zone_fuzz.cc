@@ -33,7 +33,8 @@ void check_instant(const TimeZone& z, sys_seconds t) {
   auto candidates = z.local_to_utc(wall);
   FUZZ_CHECK(candidates.size() <= 2, at(t));
   for (std::size_t i = 0; i < candidates.size(); ++i) {
-    FUZZ_CHECK(candidates[i] + z.offset_at(candidates[i]) == t + off, "local_to_utc and offset_at disagree at " + at(t));
+    FUZZ_CHECK(candidates[i] + z.offset_at(candidates[i]) == t + off,
+               "local_to_utc and offset_at disagree at " + at(t));
     if (i > 0) FUZZ_CHECK(candidates[i - 1] < candidates[i], at(t));
   }
   // t shows `wall`, so it is a candidate, unless two earlier ones filled the list.
