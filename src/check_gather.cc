@@ -16,6 +16,7 @@
 #include "kinds.h"
 #include "manifests.h"
 #include "output.h"
+#include "resolve.h"
 #include "targets.h"
 
 namespace windowctl {
@@ -173,12 +174,13 @@ class Gatherer {
       do {
         std::string text = client_.fetch("GET", cont.empty() ? base : base + "&continue=" + http::query_escape(cont),
                                          nullptr, "application/json", kMaxPageBytes);
-        json page = json_depth(text) > kMaxJsonDepth ? json() : json::parse(text, nullptr, false);
-        auto items = page.is_object() ? page.find("items") : page.end();
-        if (items == page.end() || !items->is_array())
-          throw std::runtime_error("bad response: the LIST answer has no list of items");
-        for (auto& item : *items)
-          if (item.is_object()) each(std::move(item));
+        if (json_depth(text) > kMaxJsonDepth) throw std::runtime_error("bad response: the LIST answer nests too deep");
+        // The shape every LIST is held to (resolve.h): a malformed answer is named, never read as
+        // "no window CronJobs".
+        if (std::string problem = list_page_problem(text); !problem.empty())
+          throw std::runtime_error("bad response: " + problem);
+        json page = json::parse(text, nullptr, false);
+        for (auto& item : page["items"]) each(std::move(item));
         const json* meta = field(page, "metadata");
         cont = meta ? string_at(*meta, "continue") : "";
       } while (!cont.empty());

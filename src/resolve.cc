@@ -174,6 +174,11 @@ class ListShape {
 
 }  // namespace
 
+std::string list_page_problem(std::string_view text) {
+  ListShape shape;
+  return json::sax_parse(text, &shape) ? shape.problem : "the LIST answer is not JSON";
+}
+
 json parse_list_page(std::string_view text, const std::function<void(json&&)>& on_item, std::string* malformed) {
   if (json_depth(text) > kMaxJsonDepth) {
     throw TransportError(TransportError::Kind::kProtocol,
@@ -181,8 +186,7 @@ json parse_list_page(std::string_view text, const std::function<void(json&&)>& o
   }
   // The shape first, in a pass of its own: an item acted on before a later one turned out
   // malformed could not be taken back, and a malformed answer is refused as a whole.
-  ListShape shape;
-  std::string problem = json::sax_parse(text, &shape) ? shape.problem : "the LIST answer is not JSON";
+  std::string problem = list_page_problem(text);
   if (malformed) *malformed = problem;
   if (!problem.empty()) return json(json::value_t::discarded);
   // Depths as nlohmann counts them: 1 the list's keys, 2 the items, 3 an item's keys, 4 a

@@ -75,5 +75,8 @@ bool for_each_listed(Client& client, const CommandOptions& options, Resolution& 
 // refused before any item, TransportError.
 nlohmann::json parse_list_page(std::string_view text, const std::function<void(nlohmann::json&&)>& on_item,
                                std::string* malformed = nullptr);
+// What parse_list_page refuses a page for ("the LIST answer ..."), or "": for the readers that keep
+// whole items (check's CronJobs), so that every LIST is held to one shape rule. Keeps nothing.
+std::string list_page_problem(std::string_view text);
 
 }  // namespace windowctl

@@ -139,6 +139,24 @@ def test_wc015_denied_verbs_when_run_as_the_job_service_account(setup, tmp_path)
     assert found == [] and "permissions not checked (WC015)" in proc.stderr
 
 
+@pytest.mark.parametrize("items, problem", [
+    ({"kind": "CronJobList"}, "the LIST answer has no items"),
+    ({"kind": "CronJobList", "items": {"a": 1}}, "the LIST answer's items is an object, not a list"),
+    ({"kind": "CronJobList", "items": [{"spec": {}}]}, "the LIST answer's item 1 has no metadata"),
+    ({"kind": "CronJobList", "items": [{"metadata": {"name": 7}}]},
+     "the LIST answer's item 1 has a metadata.name that is a number, not a string"),
+])
+def test_a_malformed_cronjob_list_is_named_not_read_as_no_jobs(setup, items, problem):
+    """The shape every LIST answer is held to (resolve.h), here for the CronJobs check reads live."""
+    api, wctl = setup
+    cronjob(api, "close", ["close", "--kustomizations", "apps-rw"])
+    api.add_fault(method="GET", path_regex=r"/cronjobs", body=items)
+    proc, found = check(wctl)
+    assert ids(found) == [("WC013", "CronJobs in flux-system")]
+    assert problem in found[0]["message"]
+    assert "no window CronJobs" not in proc.stderr
+
+
 def test_cronjobs_unreadable_is_a_finding_not_a_crash(api, wctl):
     cronjob(api, "close", ["close", "--kustomizations", "apps-rw"])
     proc, found = check(wctl)  # the SA may not list CronJobs
