@@ -177,12 +177,11 @@ def test_an_object_with_fields_of_the_wrong_type_is_decided_on_without_crashing(
     assert "internal error" not in s.stderr
 
 
-def test_list_items_of_the_wrong_type_are_skipped_with_one_line_each(wctl, api):
+def test_list_items_with_names_that_are_no_kubernetes_names_are_skipped_with_one_line_each(wctl, api):
     # The one good item carries the live resourceVersion: a write is always conditional on it.
     rv = api.get("kustomizations", "flux-system", "infra")["metadata"]["resourceVersion"]
     body = {"kind": "KustomizationList", "apiVersion": "kustomize.toolkit.fluxcd.io/v1", "metadata": {},
-            "items": [{"metadata": {"name": 5, "namespace": "flux-system"}},
-                      {"metadata": {"name": "../../secrets", "namespace": "flux-system"}},
+            "items": [{"metadata": {"name": "../../secrets", "namespace": "flux-system"}},
                       {"metadata": {"name": "apps-rw", "namespace": "flux-system/x"}},
                       {"metadata": {"name": "infra", "namespace": "flux-system", "resourceVersion": rv},
                        "spec": {}}]}
@@ -191,10 +190,26 @@ def test_list_items_of_the_wrong_type_are_skipped_with_one_line_each(wctl, api):
     assert p.returncode == 1
     assert p.stdout.strip() == "flux-system/infra closed"
     errors = [line for line in lines(p.stderr) if " error " in line]
-    assert len(errors) == 3, p.stderr
-    assert sum("without metadata.name" in e for e in errors) == 1
+    assert len(errors) == 2, p.stderr
     assert sum("not a valid Kubernetes name" in e for e in errors) == 2
     assert [r["path"].rsplit("/", 1)[1] for r in wctl.patches()] == ["infra"]
+
+
+def test_a_list_with_an_item_of_the_wrong_type_is_refused_whole(wctl, api):
+    """A name that is not a string is a malformed answer, not one bad item: nothing of it is acted on
+    (tests/e2e/test_hostile.py has every shape)."""
+    body = {"kind": "KustomizationList", "apiVersion": "kustomize.toolkit.fluxcd.io/v1", "metadata": {},
+            "items": [{"metadata": {"name": 5, "namespace": "flux-system"}},
+                      {"metadata": {"name": "infra", "namespace": "flux-system"}, "spec": {}}]}
+    api.add_fault(method="GET", path_regex=r"/kustomizations$", body=body, count=1)
+    p = wctl.run("close", "--all")
+    assert p.returncode == 1
+    assert p.stdout == ""
+    errors = [line for line in lines(p.stderr) if " error " in line]
+    assert len(errors) == 1, p.stderr
+    assert "the LIST answer's item 1 has a metadata.name that is a number, not a string" in errors[0]
+    assert "matches" not in p.stderr
+    assert api.writes == 0
 
 
 @pytest.mark.parametrize("status_body", [
