@@ -44,7 +44,7 @@ RUN set -eu; \
     fi; \
     apt-get update -qq; \
     DEBIAN_FRONTEND=noninteractive apt-get install -y -qq --no-install-recommends \
-      $toolchain gcc make perl dpkg-dev cmake ninja-build file tzdata ccache \
+      $toolchain gcc make perl dpkg-dev cmake ninja-build file tzdata \
       nlohmann-json3-dev libspdlog-dev libfmt-dev doctest-dev libcli11-dev >/dev/null; \
     rm -rf /var/lib/apt/lists/*
 
@@ -65,12 +65,7 @@ RUN set -eu; \
 
 FROM deps AS builder
 ARG TARGETARCH
-# Where the sources are built. scripts/image.sh passes its own checkout's path and mounts the
-# build machine's ccache (marked with .build-machine): with the same paths relative to the
-# sources (build/, build-arm64/) the compiler's output is what build/ and build-arm64/ already
-# made, and is taken from there. A plain docker build compiles here without a cache.
-ARG SRC=/src
-WORKDIR ${SRC}
+WORKDIR /src
 COPY . .
 ARG VERSION
 ARG REVISION
@@ -92,11 +87,6 @@ RUN set -eu; \
     if [ "$target_arch" != "$build_arch" ]; then \
       toolchain="-DCMAKE_TOOLCHAIN_FILE=$PWD/cmake/aarch64-linux-gnu.cmake"; \
       build=build-$target_arch; \
-    fi; \
-    if [ -e /var/cache/windowctl-ccache/.build-machine ]; then \
-      export CCACHE_DIR=/var/cache/windowctl-ccache; \
-    else \
-      export CCACHE_DISABLE=1; \
     fi; \
     cmake -S . -B "$build" -G Ninja -DCMAKE_BUILD_TYPE=MinSizeRel -DWINDOWCTL_STATIC=ON $toolchain \
       -DWINDOWCTL_OPENSSL_ROOT=/opt/windowctl-openssl \

@@ -302,18 +302,10 @@ builder_tag="localhost/windowctl-builder:$target_arch"
 openssl_cache=${WINDOWCTL_OPENSSL_CACHE:-${XDG_CACHE_HOME:-$HOME/.cache}/windowctl/openssl}
 mkdir -p "$openssl_cache"
 touch "$openssl_cache/.build-machine"
-# The machine's ccache, where it has one: the builder stage compiles in a folder of this
-# checkout's path, so what this machine's own build/ and build-arm64/ compiled is reused.
-ccache_args=()
-if command -v ccache >/dev/null && ccache_dir=$(ccache -k cache_dir 2>/dev/null) && [ -n "$ccache_dir" ]; then
-  mkdir -p "$ccache_dir"
-  touch "$ccache_dir/.build-machine"
-  ccache_args=(-v "$ccache_dir:/var/cache/windowctl-ccache:rw" --build-arg SRC="$PWD")
-fi
 bud() {
   # buildah 1.28 (bookworm) sets neither BUILDPLATFORM nor TARGETARCH: pass both.
   "${B[@]}" bud --isolation chroot --layers --pull=false "${platform_args[@]}" \
-    -v "$openssl_cache:/var/cache/windowctl-openssl:rw" "${ccache_args[@]}" \
+    -v "$openssl_cache:/var/cache/windowctl-openssl:rw" \
     --build-arg BUILDPLATFORM="linux/$build_arch" --build-arg TARGETARCH="$target_arch" \
     --build-arg BASE="$BASE_IMAGE" --build-arg VERSION="$version" --build-arg REVISION="$revision" \
     -f Dockerfile "$@" .
@@ -339,8 +331,7 @@ if [ "$prepare" = 1 ]; then
   echo "image: OK: $deps_tag is ready, $((SECONDS - start)) s"
   exit 0
 fi
-# (The builder stage is not built on its own: a second bud of it compiled everything again.
-# What it compiles comes from ccache, see above.)
+# (The builder stage is not built on its own: a second bud of it compiled everything again.)
 step "buildah bud $tag (${platform:-linux/$build_arch}, version $version, revision $revision)"
 bud -t "$tag" || die "buildah bud failed"
 echo "image: bud took $((SECONDS - bud_start)) s"

@@ -16,8 +16,8 @@
 # Everything runs in a fresh clone of this repository in an empty temporary directory (with the
 # work tree's uncommitted changes and new files applied on top), so a file the project reads
 # from outside its own clone fails here as it would for a user. WINDOWCTL_TEST_IN_PLACE=1 runs in
-# this work tree instead (faster reruns: the builds are kept). Compiles go through ccache, so a
-# second run compiles only what changed.
+# this work tree instead (faster reruns: the builds are kept). The host's compiles go through
+# ccache, so a second run compiles only what changed.
 set -euo pipefail
 cd "$(dirname "$0")/.."
 PY=/usr/bin/python3  # Debian's Python, where python3-pytest and python3-yaml install
@@ -115,7 +115,7 @@ group eval 'phase unit-checked bash -c "cd build-checked && ctest --output-on-fa
     "$PY" -m pytest -q -p no:cacheprovider -n "${WINDOWCTL_TEST_JOBS:-3}" --durations=12 tests/e2e &&
   phase fuzz bash scripts/fuzz.sh --seconds 20 --fresh --build-dir build-checked'
 # arm64 (cross build, unit tests under qemu), then the image of both platforms pushed to a
-# registry on loopback: its builders find what build/ and build-arm64/ compiled in ccache.
+# registry on loopback (its builder stages compile in the containers).
 group eval 'phase arm64 bash scripts/cross-arm64.sh && phase image bash scripts/registry-test.sh'
 for pid in "${pids[@]}"; do wait "$pid" || failed=1; done
 
