@@ -4,6 +4,7 @@
 #include <sstream>
 #include <string_view>
 
+#include "command_table.h"
 #include "config.h"
 #include "json_read.h"
 #include "kinds.h"
@@ -56,8 +57,9 @@ std::optional<Container> windowctl_container(const json& cronjob) {
     // binary's own parser would find.
     argv = hoist_global_flags(std::move(argv));
     if (argv.empty()) continue;
-    const std::string& verb = argv[0];
-    if (verb == "open" || verb == "close" || verb == "sync" || verb == "suspend" || verb == "resume") {
+    // A window job runs open, close or sync (aliases included), as the command table names them.
+    const Command* cmd = find_command(argv[0]);
+    if (cmd && (cmd->id == CommandId::kOpen || cmd->id == CommandId::kClose || cmd->id == CommandId::kSync)) {
       return Container{&c, argv};
     }
   }
