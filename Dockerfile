@@ -44,7 +44,7 @@ RUN set -eu; \
     fi; \
     apt-get update -qq; \
     DEBIAN_FRONTEND=noninteractive apt-get install -y -qq --no-install-recommends \
-      $toolchain gcc make perl dpkg-dev cmake ninja-build file tzdata \
+      $toolchain gcc make perl dpkg-dev cmake ninja-build file tzdata ccache \
       nlohmann-json3-dev libspdlog-dev libfmt-dev doctest-dev libcli11-dev >/dev/null; \
     rm -rf /var/lib/apt/lists/*
 
@@ -70,6 +70,9 @@ COPY . .
 ARG VERSION
 ARG REVISION
 # Cross-compiles with cmake/aarch64-linux-gnu.cmake when the target is not the build machine's.
+# scripts/image.sh mounts the build machine's ccache at /var/cache/windowctl-ccache (marked with
+# .build-machine): the compile lines are those of its own build/ and build-arm64/ (CMakeLists.txt,
+# "ccache"), so what they compiled is taken from there. A plain docker build compiles uncached.
 # There is no .git in the build context: the version and commit come from VERSION and REVISION
 # (CMake's WINDOWCTL_VERSION / WINDOWCTL_COMMIT), and the native binary must print exactly them.
 # The tz database for windows "in ZONE" (src/zone.h) goes into /out too, without the leap-second
@@ -87,6 +90,11 @@ RUN set -eu; \
     if [ "$target_arch" != "$build_arch" ]; then \
       toolchain="-DCMAKE_TOOLCHAIN_FILE=$PWD/cmake/aarch64-linux-gnu.cmake"; \
       build=build-$target_arch; \
+    fi; \
+    if [ -e /var/cache/windowctl-ccache/.build-machine ]; then \
+      export CCACHE_DIR=/var/cache/windowctl-ccache; \
+    else \
+      export CCACHE_DISABLE=1; \
     fi; \
     cmake -S . -B "$build" -G Ninja -DCMAKE_BUILD_TYPE=MinSizeRel -DWINDOWCTL_STATIC=ON $toolchain \
       -DWINDOWCTL_OPENSSL_ROOT=/opt/windowctl-openssl \

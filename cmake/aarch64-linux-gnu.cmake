@@ -12,9 +12,11 @@
 # (-DWINDOWCTL_OPENSSL=system links libssl-dev:arm64's libssl.a instead).
 #
 # WINDOWCTL_CROSS_ROOT (optional): a folder into which arm64 -dev packages were unpacked with
-# `dpkg-deb -x`, searched before the system. scripts/cross-arm64.sh uses it because
-# libyaml-cpp-dev is not "Multi-Arch: same": installing libyaml-cpp-dev:arm64 would remove the
-# build machine's native libyaml-cpp-dev.
+# `dpkg-deb -x`, whose libraries are found before the system's. scripts/cross-arm64.sh uses it
+# because libyaml-cpp-dev is not "Multi-Arch: same": installing libyaml-cpp-dev:arm64 would remove
+# the build machine's native libyaml-cpp-dev. Its headers are not searched: yaml-cpp's are the
+# same for every architecture and the native package's serve, so the compile lines are those of
+# a build with libyaml-cpp-dev:arm64 installed (the image's builder stage), and ccache shares them.
 #
 # If qemu-aarch64-static (Debian's qemu-user-static) is installed, ctest runs the arm64 test
 # binary under it. One case fails there through no fault of the binary (qemu-user cannot report
@@ -35,8 +37,6 @@ list(APPEND CMAKE_TRY_COMPILE_PLATFORM_VARIABLES WINDOWCTL_CROSS_ROOT)
 # it behind the cross toolchain's own headers.
 set(_windowctl_flags "-idirafter /usr/include/${WINDOWCTL_TRIPLET}")
 if(WINDOWCTL_CROSS_ROOT)
-  set(_windowctl_flags
-    "-isystem ${WINDOWCTL_CROSS_ROOT}/usr/include/${WINDOWCTL_TRIPLET} -isystem ${WINDOWCTL_CROSS_ROOT}/usr/include ${_windowctl_flags}")
   list(PREPEND CMAKE_LIBRARY_PATH ${WINDOWCTL_CROSS_ROOT}/usr/lib/${WINDOWCTL_TRIPLET})
 endif()
 set(CMAKE_C_FLAGS_INIT "${_windowctl_flags}")

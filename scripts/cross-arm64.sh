@@ -24,7 +24,7 @@ export DEBIAN_FRONTEND=noninteractive
 native=(
   cmake ninja-build file dpkg-dev make perl tzdata
   crossbuild-essential-arm64 qemu-user-static
-  nlohmann-json3-dev libspdlog-dev libfmt-dev doctest-dev libcli11-dev
+  nlohmann-json3-dev libspdlog-dev libfmt-dev doctest-dev libcli11-dev libyaml-cpp-dev
 )
 # Unpacked into the arm64 root, not installed (see above). Their headers come along.
 arm64_debs=(libyaml-cpp-dev)
@@ -69,6 +69,15 @@ if [ "$(cat "$root/.stamp" 2>/dev/null)" != "${want[*]}" ]; then
   echo "${want[*]}" >"$root/.stamp"
 fi
 [ -f "$root/usr/lib/aarch64-linux-gnu/libyaml-cpp.a" ] || die "libyaml-cpp.a missing from $root"
+# The compile reads the native package's yaml-cpp headers (cmake/aarch64-linux-gnu.cmake): they
+# must be those of the arm64 library it links.
+native_yaml=$(dpkg-query -W -f='${Version}' libyaml-cpp-dev)
+for w in "${want[@]}"; do
+  case "$w" in
+    libyaml-cpp-dev:arm64=*) [ "${w#*=}" = "$native_yaml" ] \
+      || die "libyaml-cpp-dev is $native_yaml natively but ${w#*=} for arm64: the headers would not match the library" ;;
+  esac
+done
 
 step "configure and build (MinSizeRel, static, cmake/aarch64-linux-gnu.cmake)"
 cmake -S . -B build-arm64 -G Ninja -DCMAKE_BUILD_TYPE=MinSizeRel -DWINDOWCTL_STATIC=ON \

@@ -302,10 +302,18 @@ builder_tag="localhost/windowctl-builder:$target_arch"
 openssl_cache=${WINDOWCTL_OPENSSL_CACHE:-${XDG_CACHE_HOME:-$HOME/.cache}/windowctl/openssl}
 mkdir -p "$openssl_cache"
 touch "$openssl_cache/.build-machine"
+# The machine's ccache, where it has one: the builder stage's compiles are those of this machine's
+# build/ and build-arm64/ (same flags, paths relative to the sources), so it takes their objects.
+ccache_args=()
+if command -v ccache >/dev/null && ccache_dir=$(ccache -k cache_dir 2>/dev/null) && [ -n "$ccache_dir" ]; then
+  mkdir -p "$ccache_dir"
+  touch "$ccache_dir/.build-machine"
+  ccache_args=(-v "$ccache_dir:/var/cache/windowctl-ccache:rw")
+fi
 bud() {
   # buildah 1.28 (bookworm) sets neither BUILDPLATFORM nor TARGETARCH: pass both.
   "${B[@]}" bud --isolation chroot --layers --pull=false "${platform_args[@]}" \
-    -v "$openssl_cache:/var/cache/windowctl-openssl:rw" \
+    -v "$openssl_cache:/var/cache/windowctl-openssl:rw" "${ccache_args[@]}" \
     --build-arg BUILDPLATFORM="linux/$build_arch" --build-arg TARGETARCH="$target_arch" \
     --build-arg BASE="$BASE_IMAGE" --build-arg VERSION="$version" --build-arg REVISION="$revision" \
     -f Dockerfile "$@" .

@@ -115,7 +115,7 @@ group eval 'phase unit-checked bash -c "cd build-checked && ctest --output-on-fa
     "$PY" -m pytest -q -p no:cacheprovider -n "${WINDOWCTL_TEST_JOBS:-3}" --durations=12 tests/e2e &&
   phase fuzz bash scripts/fuzz.sh --seconds 20 --fresh --build-dir build-checked'
 # arm64 (cross build, unit tests under qemu), then the image of both platforms pushed to a
-# registry on loopback (its builder stages compile in the containers).
+# registry on loopback (its builder stages take build/'s and build-arm64/'s compiles from ccache).
 group eval 'phase arm64 bash scripts/cross-arm64.sh && phase image bash scripts/registry-test.sh'
 for pid in "${pids[@]}"; do wait "$pid" || failed=1; done
 
