@@ -3,12 +3,14 @@
 #include <algorithm>
 #include <iterator>
 #include <map>
+#include <set>
 #include <tuple>
 
 #include "check_model.h"
 #include "command_table.h"
 #include "config.h"
 #include "json_read.h"
+#include "kinds.h"
 #include "output.h"
 #include "sync.h"
 #include "window.h"
@@ -29,9 +31,41 @@ bool job_runs(const WindowJob& job, CommandId id) {
   return c && c->id == id;
 }
 
+// The registry host of an image reference ("" for Docker Hub's short names).
+std::string image_host(const std::string& image) {
+  auto slash = image.find('/');
+  if (slash == std::string::npos) return {};
+  std::string first = image.substr(0, slash);
+  bool host = first.find('.') != std::string::npos || first.find(':') != std::string::npos || first == "localhost";
+  return host ? first.substr(0, first.find(':')) : std::string();
+}
+
+// Does `role` grant `verb` on `plural` in `group`? ("" in names: every name; else those names.)
+std::set<std::string> granted_names(const json& role, const std::string& group, const std::string& plural,
+                                    const std::string& verb) {
+  std::set<std::string> names;
+  const json* rules = field(role, "rules");
+  for (const auto& r : rules && rules->is_array() ? *rules : json::array()) {
+    auto has = [&](const char* list, const std::string& v) {
+      const json* l = field(r, list);
+      if (!l || !l->is_array()) return false;
+      return std::any_of(l->begin(), l->end(), [&](const json& x) { return x.is_string() && (x == v || x == "*"); });
+    };
+    if (!has("apiGroups", group) || !has("resources", plural) || !has("verbs", verb)) continue;
+    const json* rn = field(r, "resourceNames");
+    if (!rn || !rn->is_array() || rn->empty()) names.insert("");
+    for (const auto& n : rn && rn->is_array() ? *rn : json::array())
+      if (n.is_string()) names.insert(n.get<std::string>());
+  }
+  return names;
+}
+
+bool is_binding(const std::string& kind) { return kind == "RoleBinding" || kind == "ClusterRoleBinding"; }
+
 struct Checker {
   const Manifests& m;
   SysTime now;
+  CheckScope scope;
   std::vector<Finding> out;
 
   void add(const char* id, const char* severity, const std::string& object, std::string message) {
@@ -163,7 +197,8 @@ struct Checker {
 
   void sync_jobs() {
     for (const auto& job : m.jobs) {
-      if (!job_runs(job, CommandId::kSync) || job.suspended) continue;
+      // Args windowctl refuses (an invalid --window among them) are WC010 once, in rbac().
+      if (!job_runs(job, CommandId::kSync) || job.suspended || !job.args_problem.empty()) continue;
       Schedule flags;
       try {
         flags = parse_schedule({job.flags.windows, job.flags.denies, job.flags.freezes});
@@ -274,22 +309,7 @@ struct Checker {
     // verb -> names granted; "" in the set: every name.
     auto granted = [&](const std::string& verb) {
       std::set<std::string> names;
-      for (const json* role : roles) {
-        const json* rules = field(*role, "rules");
-        for (const auto& r : rules && rules->is_array() ? *rules : json::array()) {
-          auto has = [&](const char* list, const std::string& v) {
-            const json* l = field(r, list);
-            if (!l || !l->is_array()) return false;
-            return std::any_of(l->begin(), l->end(),
-                               [&](const json& x) { return x.is_string() && (x == v || x == "*"); });
-          };
-          if (!has("apiGroups", group) || !has("resources", plural) || !has("verbs", verb)) continue;
-          const json* rn = field(r, "resourceNames");
-          if (!rn || !rn->is_array() || rn->empty()) names.insert("");
-          for (const auto& n : rn && rn->is_array() ? *rn : json::array())
-            if (n.is_string()) names.insert(n.get<std::string>());
-        }
-      }
+      for (const json* role : roles) names.merge(granted_names(*role, group, plural, verb));
       return names;
     };
     std::string missing;
@@ -316,11 +336,148 @@ struct Checker {
               " without resourceNames, which -l/--all needs: add a list rule (components/selectors)");
     }
   }
+
+  // Does a subject of `binding` (in namespace `binding_ns`; "" for a ClusterRoleBinding) name the
+  // ServiceAccount, its user name, or a group it is in?
+  static bool binds(const json& binding, const std::string& binding_ns, const std::string& sa_ns,
+                    const std::string& sa) {
+    const json* subjects = field(binding, "subjects");
+    for (const auto& s : subjects && subjects->is_array() ? *subjects : json::array()) {
+      std::string kind = string_at(s, "kind"), name = string_at(s, "name"), ns = string_at(s, "namespace");
+      if (kind == "ServiceAccount" && name == sa && (ns.empty() ? binding_ns : ns) == sa_ns) return true;
+      if (kind == "User" && name == "system:serviceaccount:" + sa_ns + ":" + sa) return true;
+      if (kind == "Group" && (name == "system:serviceaccounts" || name == "system:serviceaccounts:" + sa_ns ||
+                              name == "system:authenticated"))
+        return true;
+    }
+    return false;
+  }
+  bool any_of_kind(bool (*pred)(const std::string&)) const {
+    return std::any_of(m.all.begin(), m.all.end(), [&](const json* o) { return pred(string_at(*o, "kind")); });
+  }
+
+  // WC018: the job runs as a ServiceAccount that does not exist or that nothing binds (every run
+  // 403). WC019: a binding that grants windowing to a ServiceAccount the input does not have.
+  void service_accounts() {
+    const bool bindings = scope.live ? scope.bindings_read : any_of_kind(is_binding);
+    const bool accounts = scope.live ? scope.service_accounts_read
+                                     : any_of_kind([](const std::string& k) { return k == "ServiceAccount"; });
+    for (const auto& job : m.jobs) {
+      if (!job.args_problem.empty()) continue;  // WC010 says enough
+      std::string sa = job.ns + "/" + job.service_account;
+      if (accounts && !m.find(object_key("ServiceAccount", job.ns, job.service_account))) {
+        add("WC018", "error", job.key,
+            "its ServiceAccount " + sa + " does not exist" + (scope.live ? "" : " in the input") +
+                ", so no pod of its Jobs is created: create it, or set serviceAccountName to the one the window's "
+                "RoleBinding binds");
+        continue;
+      }
+      if (!bindings) continue;
+      bool bound = std::any_of(m.all.begin(), m.all.end(), [&](const json* b) {
+        std::string kind = string_at(*b, "kind");
+        return is_binding(kind) &&
+               binds(*b, kind == "RoleBinding" ? namespace_of(*b) : "", job.ns, job.service_account);
+      });
+      if (!bound) {
+        add("WC018", "error", job.key,
+            "it runs as ServiceAccount " + sa + ", which no RoleBinding or ClusterRoleBinding" +
+                (scope.live ? "" : " in the input") +
+                " binds, so every run is forbidden (403): bind it (a RoleBinding subject's namespace must be " +
+                job.ns + ")");
+      }
+    }
+    if (scope.live || !accounts) return;
+    for (const json* b : m.all) {
+      std::string kind = string_at(*b, "kind");
+      if (!is_binding(kind)) continue;
+      const std::string bns = kind == "RoleBinding" ? namespace_of(*b) : "";
+      const json* ref = field(*b, "roleRef");
+      if (!ref) continue;
+      std::string rkind = string_at(*ref, "kind");
+      const json* role = m.find(object_key(rkind, rkind == "Role" ? bns : "", string_at(*ref, "name")));
+      // Only a binding that lets its subject window Flux objects: Flux's own are none of check's business.
+      bool windowing = role && std::any_of(all_kinds().begin(), all_kinds().end(), [&](const KindAdapter* k) {
+                         return !granted_names(*role, std::string(k->group), std::string(k->plural), "patch").empty();
+                       });
+      if (!windowing) continue;
+      const json* subjects = field(*b, "subjects");
+      for (const auto& s : subjects && subjects->is_array() ? *subjects : json::array()) {
+        if (string_at(s, "kind") != "ServiceAccount") continue;
+        std::string ns = string_at(s, "namespace");
+        if (ns.empty()) ns = bns;
+        std::string name = string_at(s, "name");
+        if (m.find(object_key("ServiceAccount", ns, name))) continue;
+        add("WC019", "warning", object_key(kind, bns, name_of(*b)),
+            "binds ServiceAccount " + ns + "/" + name +
+                ", which the input does not have: if the window jobs moved to another namespace, set the "
+                "subject's namespace to theirs");
+      }
+    }
+  }
+
+  // WC020: an open/close pair (same targets) with one half suspended.
+  void half_pairs() {
+    auto same_targets = [](const WindowJob& a, const WindowJob& b) {
+      return std::tie(a.kind, a.target_ns, a.targets, a.flags.selector, a.flags.all, a.flags.all_namespaces) ==
+             std::tie(b.kind, b.target_ns, b.targets, b.flags.selector, b.flags.all, b.flags.all_namespaces);
+    };
+    // An open with --for is an override (the emergency open), not half of a window.
+    auto half = [&](const WindowJob& j, CommandId id) {
+      return job_runs(j, id) && j.args_problem.empty() && (id != CommandId::kOpen || j.flags.override_for.empty());
+    };
+    for (const auto& job : m.jobs) {
+      const bool is_open = half(job, CommandId::kOpen);
+      if (!job.suspended || !(is_open || half(job, CommandId::kClose))) continue;
+      const CommandId other = is_open ? CommandId::kClose : CommandId::kOpen;
+      const WindowJob* running = nullptr;
+      for (const auto& o : m.jobs) {
+        if (!running && &o != &job && !o.suspended && half(o, other) && same_targets(job, o)) running = &o;
+      }
+      // Another job of the same kind that runs makes this one spare.
+      bool spare = std::any_of(m.jobs.begin(), m.jobs.end(), [&](const WindowJob& o) {
+        return &o != &job && !o.suspended && half(o, is_open ? CommandId::kOpen : CommandId::kClose) &&
+               same_targets(job, o);
+      });
+      if (!running || spare) continue;
+      add("WC020", "error", job.key,
+          std::string("is suspended while its ") + (is_open ? "close" : "open") + " job " + running->key +
+              " runs, so the window " + (is_open ? "closes and never opens again" : "opens and never closes") +
+              ": resume this job, or suspend both");
+    }
+  }
+
+  // WC021: the shipped placeholder image (a registry under .invalid, which never resolves).
+  void placeholder_images() {
+    for (const auto& job : m.jobs) {
+      std::string host = image_host(job.image);
+      if (!host.ends_with(".invalid")) continue;
+      if (!job.suspended) {
+        add("WC021", "error", job.key,
+            "its image \"" + job.image +
+                "\" is the placeholder, which no node can pull, so every run fails: set yours with kustomize's "
+                "images: (scripts/image.sh prints the entry)");
+      } else {
+        add("WC021", "warning", job.key,
+            "its image \"" + job.image +
+                "\" is the placeholder: when someone runs this job by hand, its pod cannot pull it; set yours with "
+                "kustomize's images:");
+      }
+    }
+  }
+
+  // WC022: nothing to check.
+  void no_window_job() {
+    if (scope.live || !m.jobs.empty()) return;
+    add("WC022", "warning", "input",
+        "no window job: no CronJob in the input runs windowctl open, close or sync, so no rule had anything to "
+        "check; give the manifests that hold the jobs (kubectl kustomize DIR | windowctl check -f -)");
+  }
 };
 
 }  // namespace
 
-std::vector<Finding> check_objects(const std::vector<json>& objects, SysTime now, std::vector<JobTargets>* jobs) {
+std::vector<Finding> check_objects(const std::vector<json>& objects, SysTime now, std::vector<JobTargets>* jobs,
+                                   const CheckScope& scope) {
   Manifests m = index_manifests(objects);
   if (jobs) {
     for (const auto& job : m.jobs) {
@@ -328,13 +485,17 @@ std::vector<Finding> check_objects(const std::vector<json>& objects, SysTime now
     }
     std::sort(jobs->begin(), jobs->end(), [](const JobTargets& a, const JobTargets& b) { return a.object < b.object; });
   }
-  Checker c{m, now, {}};
+  Checker c{m, now, scope, {}};
   c.depends_on();
-  c.parent_undoes_close();
+  if (!scope.live) c.parent_undoes_close();  // live: check_online.h's WC002, from managedFields
   c.jobs_in_window();
   c.sync_jobs();
   c.pairs();
   c.rbac();
+  c.service_accounts();
+  c.half_pairs();
+  c.placeholder_images();
+  c.no_window_job();
   sort_findings(c.out);
   return c.out;
 }

@@ -36,10 +36,19 @@ struct JobTargets {
   bool operator==(const JobTargets&) const = default;
 };
 
+// What the objects given to check_objects are. Offline they are manifests, and a kind counts as
+// complete when the input holds any object of it (only what the input shows counts). Live they
+// are what check read from the cluster, and the gatherer says which reads were complete.
+struct CheckScope {
+  bool live = false;                   // spec.suspend is state, not a manifest's: WC002 reads managedFields instead
+  bool bindings_read = false;          // live: every RoleBinding and ClusterRoleBinding that could bind a job
+  bool service_accounts_read = false;  // live: every ServiceAccount in the jobs' namespaces
+};
+
 // Findings sorted by object, then id, then message. `now` anchors the schedule rules, which look
 // about a year ahead. With `jobs`, also the window jobs of the input, sorted by object.
 std::vector<Finding> check_objects(const std::vector<nlohmann::json>& objects, SysTime now,
-                                   std::vector<JobTargets>* jobs = nullptr);
+                                   std::vector<JobTargets>* jobs = nullptr, const CheckScope& scope = {});
 
 bool has_error(const std::vector<Finding>& findings);
 

@@ -58,6 +58,7 @@ class Gatherer {
       if (spec.review) review_access(spec);
       facts_.jobs.push_back(std::move(spec.live));
     }
+    if (!flags) gather_model();
     return std::move(facts_);
   }
 
@@ -92,10 +93,9 @@ class Gatherer {
     });
     if (!error.empty()) facts_.targets.push_back({"CronJobs in " + ns, read_of(error), error, nullptr});
     Manifests m = index_manifests(cronjobs);
-    if (m.jobs.empty() && error.empty()) {
-      spdlog::warn("{}", "no window CronJobs (running windowctl open, close or sync) in namespace " + ns +
-                             ": nothing to check live");
-    }
+    if (m.jobs.empty() && error.empty()) facts_.no_window_job_in = ns;
+    for (const auto& job : m.jobs) job_namespaces_.insert(job.ns);
+    facts_.model = std::move(cronjobs);  // m's pointers are not used past this function
     std::vector<JobSpec> specs;
     for (const auto& job : m.jobs) {
       JobSpec spec;
@@ -263,8 +263,92 @@ class Gatherer {
     facts_.reviews.push_back(std::move(r));
   }
 
+  // The model the offline rules read (check_online.h, LiveFacts::model): the CronJobs are in it
+  // already; then the targets read, the Kustomizations and HelmReleases beside the windowed ones
+  // (WC001), and the RBAC objects and ServiceAccounts (WC009, WC018). A read that fails is an
+  // Unread (WC017) and the rules it feeds are not run on a partial picture.
+  void gather_model() {
+    if (job_namespaces_.empty()) return;
+    std::set<std::string> in_model;
+    auto add = [&](json&& item, const char* kind, const char* api_version) {
+      if (!item.is_object()) return;
+      if (!item.contains("kind")) item["kind"] = kind;
+      if (!item.contains("apiVersion")) item["apiVersion"] = api_version;
+      std::string key = object_key(string_at(item, "kind"), metadata_string(item, "namespace"), name_of(item));
+      if (!in_model.insert(key).second) return;
+      if (json* meta = item.contains("metadata") ? &item["metadata"] : nullptr; meta && meta->is_object())
+        meta->erase("managedFields");  // the rules read none of it here; it is most of an object's size
+      facts_.model.push_back(std::move(item));
+    };
+    for (const auto& cj : facts_.model) in_model.insert(object_key("CronJob", namespace_of(cj), name_of(cj)));
+    std::set<std::string> windowed_ns, target_ns;
+    for (const auto& t : facts_.targets) {
+      if (t.read != LiveRead::kFound) continue;
+      json object = t.object;
+      auto a = t.key.find('/'), b = t.key.rfind('/');
+      if (a != b) target_ns.insert(t.key.substr(a + 1, b - a - 1));
+      add(std::move(object), t.key.substr(0, a).c_str(), "");
+    }
+    for (const auto& job : facts_.jobs) {
+      if (!job.windowing) continue;
+      for (const auto& key : job.targets) {
+        auto a = key.find('/'), b = key.rfind('/');
+        if (a != std::string::npos && a != b) windowed_ns.insert(key.substr(a + 1, b - a - 1));
+      }
+    }
+    // WC001: who else in those namespaces dependsOn a windowed object.
+    for (const char* name : {"Kustomization", "HelmRelease"}) {
+      const KindAdapter* kind = find_kind(name);
+      std::string v = kind ? version(*kind) : "";
+      if (v.empty()) continue;  // not served: nothing of it can depend on anything
+      const std::string api_version = std::string(kind->group) + "/" + v;
+      for (const auto& wns : windowed_ns) {
+        std::string error;
+        list_all(collection_path(*kind, v, wns) + "?limit=500", error,
+                 [&](json&& item) { add(std::move(item), name, api_version.c_str()); });
+        if (!error.empty()) {
+          facts_.unread.push_back({object_key("Namespace", "", wns),
+                                   std::string(kind->plural) + "." + std::string(kind->group) + " in " + wns,
+                                   {"WC001"},
+                                   error});
+        }
+      }
+    }
+    // WC009, WC018: the RBAC that could bind the jobs' ServiceAccounts, and the ServiceAccounts.
+    const std::string rbac = "/apis/rbac.authorization.k8s.io/v1/";
+    bool bindings = true, accounts = true;
+    auto read = [&](const std::string& path, const char* kind, const char* api_version, const std::string& what,
+                    const std::string& object, std::vector<std::string> rules, bool& complete) {
+      std::string error;
+      list_all(path + "?limit=500", error, [&](json&& item) { add(std::move(item), kind, api_version); });
+      if (error.empty()) return;
+      complete = false;
+      facts_.unread.push_back({object, what, std::move(rules), error});
+    };
+    std::set<std::string> rbac_ns = job_namespaces_;
+    rbac_ns.insert(target_ns.begin(), target_ns.end());
+    bool roles_ok = true;
+    for (const auto& n : rbac_ns) {
+      const std::string where = object_key("Namespace", "", n);
+      read(rbac + "namespaces/" + n + "/rolebindings", "RoleBinding", "rbac.authorization.k8s.io/v1",
+           "rolebindings.rbac.authorization.k8s.io in " + n, where, {"WC009", "WC018"}, bindings);
+      read(rbac + "namespaces/" + n + "/roles", "Role", "rbac.authorization.k8s.io/v1",
+           "roles.rbac.authorization.k8s.io in " + n, where, {"WC009"}, roles_ok);
+      if (job_namespaces_.count(n)) {
+        read("/api/v1/namespaces/" + n + "/serviceaccounts", "ServiceAccount", "v1", "serviceaccounts in " + n, where,
+             {"WC018"}, accounts);
+      }
+    }
+    read(rbac + "clusterrolebindings", "ClusterRoleBinding", "rbac.authorization.k8s.io/v1",
+         "clusterrolebindings.rbac.authorization.k8s.io", "cluster", {"WC018"}, bindings);
+    read(rbac + "clusterroles", "ClusterRole", "rbac.authorization.k8s.io/v1", "clusterroles.rbac.authorization.k8s.io",
+         "cluster", {"WC009"}, roles_ok);
+    facts_.scope = CheckScope{true, bindings, accounts};
+  }
+
   Client& client_;
   LiveFacts facts_;
+  std::set<std::string> job_namespaces_;
   std::map<const KindAdapter*, std::string> versions_;
   std::set<std::string> seen_, missing_;
   std::set<std::string> asked_;
@@ -277,6 +361,11 @@ int run_check_online(Client& client, const CommandOptions& options, const std::v
   std::vector<JobTargets> jobs;
   if (!files.empty()) findings = check_objects(parse_manifests(read_manifest_sources(files)), at, &jobs);
   const LiveFacts facts = Gatherer(client).gather(options);
+  // The offline rules over what the cluster holds (one engine: live adds facts, not other rules).
+  if (!facts.model.empty()) {
+    auto offline = check_objects(facts.model, at, nullptr, facts.scope);
+    findings.insert(findings.end(), offline.begin(), offline.end());
+  }
   auto live = check_live(facts);
   findings.insert(findings.end(), live.begin(), live.end());
   sort_findings(findings);

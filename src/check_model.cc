@@ -5,6 +5,7 @@
 #include <string_view>
 
 #include "command_table.h"
+#include "commands.h"
 #include "config.h"
 #include "json_read.h"
 #include "kinds.h"
@@ -91,21 +92,18 @@ Getenv pod_getenv(const json& container, const std::string& pod_ns) {
   };
 }
 
-// What the binary decides from its parsed command line before the first request, in its order;
-// a ConfigError is the job's exit 2.
+// What the binary decides from its parsed command line before the first request: its own
+// command_options (every flag converted and checked, the namespace from the pod's environment),
+// then the targets as resolve reads them. A ConfigError is the job's exit 2.
 void resolve_args(WindowJob& job, const CommandLine& cli, const Getenv& getenv) {
-  const Flags& f = job.flags;
-  job.kind = find_kind(f.kind);
-  if (!job.kind) throw ConfigError("unknown --kind \"" + f.kind + "\": use one of " + kinds_help());
-  if (std::string problem = cli.flags_problem(); !problem.empty()) throw ConfigError(problem);
-  job.target_ns = default_namespace(f.ns, getenv);
+  CommandOptions opt = command_options(cli, Build{}, getenv);
+  job.kind = opt.kind;
+  job.target_ns = opt.ns;
   // Names as arguments, then --kustomizations, then --targets.
-  std::vector<std::string> names = f.args;
-  names.insert(names.end(), f.names.begin(), f.names.end());
-  job.named = parse_targets(names, job.target_ns);
-  auto kinded = parse_kind_targets(f.targets, job.target_ns);
+  job.named = parse_targets(opt.names, job.target_ns);
+  auto kinded = parse_kind_targets(opt.kind_targets, job.target_ns);
   job.named.insert(job.named.end(), kinded.begin(), kinded.end());
-  if (f.all || !f.selector.empty()) job.selector = parse_selector(f.selector).value_or(LabelSelector{});
+  if (opt.all || !opt.selector.empty()) job.selector = parse_selector(opt.selector).value_or(LabelSelector{});
 }
 
 std::optional<WindowJob> parse_job(const json& cronjob) {
@@ -116,6 +114,18 @@ std::optional<WindowJob> parse_job(const json& cronjob) {
   job.ns = namespace_of(cronjob);
   job.name = name_of(cronjob);
   job.key = object_key("CronJob", job.ns, job.name);
+  job.image = string_at(*container->spec, "image");
+  const json* suspend = at(cronjob, {"spec", "suspend"});
+  job.suspended = suspend && suspend->is_boolean() && suspend->get<bool>();
+  if (const json* spec = field(cronjob, "spec")) {
+    job.schedule = string_at(*spec, "schedule");
+    job.time_zone = string_at(*spec, "timeZone");
+  }
+  if (const json* pod = at(cronjob, {"spec", "jobTemplate", "spec", "template", "spec"})) {
+    std::string sa = string_at(*pod, "serviceAccountName");
+    if (sa.empty()) sa = string_at(*pod, "serviceAccount");
+    if (!sa.empty()) job.service_account = sa;
+  }
   // The job's args read by the binary's own command line, so check sees what the job will do.
   CommandLine cli;
   std::ostringstream help;
@@ -132,17 +142,6 @@ std::optional<WindowJob> parse_job(const json& cronjob) {
     job.args_problem = e.what();
     job.named.clear();
     job.selector.reset();
-  }
-  const json* suspend = at(cronjob, {"spec", "suspend"});
-  job.suspended = suspend && suspend->is_boolean() && suspend->get<bool>();
-  if (const json* spec = field(cronjob, "spec")) {
-    job.schedule = string_at(*spec, "schedule");
-    job.time_zone = string_at(*spec, "timeZone");
-  }
-  if (const json* pod = at(cronjob, {"spec", "jobTemplate", "spec", "template", "spec"})) {
-    std::string sa = string_at(*pod, "serviceAccountName");
-    if (sa.empty()) sa = string_at(*pod, "serviceAccount");
-    if (!sa.empty()) job.service_account = sa;
   }
   return job;
 }

@@ -35,6 +35,7 @@ struct WindowJob {
   bool suspended = false;
   std::string schedule, time_zone;  // spec.schedule, spec.timeZone
   std::string service_account = "default";
+  std::string image;              // of the windowctl container
   std::set<std::string> targets;  // Kind/ns/name: named, or selected among the input
   bool windowing() const { return !suspended && args_problem.empty() && (command == "close" || command == "sync"); }
 };

@@ -6,6 +6,8 @@
 #include <cctype>
 #include <charconv>
 #include <iterator>
+#include <map>
+#include <set>
 #include <tuple>
 
 #include "check_model.h"
@@ -144,6 +146,32 @@ std::vector<Finding> check_live(const LiveFacts& facts) {
               "spec.suspend "
               "from that manifest)");
     }
+  }
+
+  // One finding per place: what could not be read there and which rules went without it.
+  std::map<std::string, std::pair<std::vector<std::string>, std::set<std::string>>> unread;
+  std::map<std::string, std::string> first_error;
+  for (const auto& u : facts.unread) {
+    auto& [what, rules] = unread[u.object];
+    what.push_back(u.what);
+    rules.insert(u.rules.begin(), u.rules.end());
+    first_error.try_emplace(u.object, u.error);
+  }
+  for (const auto& [object, entry] : unread) {
+    const auto& [what, ids] = entry;
+    std::string rules;
+    for (const auto& id : ids) rules += (rules.empty() ? "" : ", ") + id;
+    std::string things;
+    for (const auto& w : what) things += (things.empty() ? "" : ", ") + w;
+    add("WC017", "warning", object,
+        "cannot read " + things + ", so " + rules + (ids.size() == 1 ? " was" : " were") +
+            " not checked: " + first_error[object] + "; grant list on them to whoever runs check");
+  }
+  if (!facts.no_window_job_in.empty()) {
+    add("WC022", "warning", object_key("Namespace", "", facts.no_window_job_in),
+        "no window job: no CronJob in namespace " + facts.no_window_job_in +
+            " runs windowctl open, close or sync, so nothing was checked; give the jobs' namespace with -n, or "
+            "targets");
   }
 
   for (const auto& r : facts.reviews) {

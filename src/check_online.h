@@ -44,12 +44,27 @@ struct AccessReview {
   std::string reason, error;
 };
 
+// Something the rules need that check could not read: the rules it feeds were not run on it.
+struct Unread {
+  std::string object;              // of the finding: Namespace/NS, or "cluster" for cluster-scoped kinds
+  std::string what;                // "rolebindings.rbac.authorization.k8s.io in flux-system"
+  std::vector<std::string> rules;  // WC009, WC018
+  std::string error;
+};
+
 struct LiveFacts {
   std::optional<std::pair<int, int>> server;  // major, minor; nullopt: unknown
   std::string server_text;                    // gitVersion as sent, for messages
   std::vector<LiveJob> jobs;
   std::vector<LiveTarget> targets;
   std::vector<AccessReview> reviews;
+  // Without targets as flags: what the offline rules read, as the cluster has it (the window
+  // CronJobs, their targets, the Kustomizations and HelmReleases beside them, the RBAC objects
+  // and ServiceAccounts that check may read), for check_objects with `scope`.
+  std::vector<nlohmann::json> model;
+  CheckScope scope;
+  std::vector<Unread> unread;    // WC017
+  std::string no_window_job_in;  // WC022: the namespace whose CronJobs run no windowctl
 };
 
 // major.minor of a /version answer: gitVersion "v1.26.3+k3s1", else major/minor ("1", "26+",

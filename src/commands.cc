@@ -207,7 +207,7 @@ int run_offline(const CommandLine& cli, const Build& build, SysTime at) {
 
 }  // namespace
 
-CommandOptions command_options(const CommandLine& cli, const Build& build) {
+CommandOptions command_options(const CommandLine& cli, const Build& build, const Getenv& getenv) {
   const Flags& f = cli.flags();
   CommandOptions opt;
   opt.command = f.command;
@@ -251,7 +251,7 @@ CommandOptions command_options(const CommandLine& cli, const Build& build) {
     // An absent receiver must not hold the job up: a notification waits 10 s at most.
     opt.notify_timeout = std::min<std::chrono::milliseconds>(opt.client.request_timeout, std::chrono::seconds(10));
   }
-  opt.ns = default_namespace(f.ns, process_getenv());
+  opt.ns = default_namespace(f.ns, getenv);
   return opt;
 }
 

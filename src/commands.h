@@ -13,6 +13,7 @@
 
 #include "client.h"
 #include "command_table.h"
+#include "config.h"
 #include "notify.h"
 #include "output.h"
 #include "plan.h"
@@ -57,8 +58,10 @@ struct Build {
 };
 
 // A command's options from its parsed command line: every flag checked and converted here, once.
-// Throws ConfigError for the first one windowctl refuses, before anything is sent.
-CommandOptions command_options(const CommandLine& cli, const Build& build);
+// Throws ConfigError for the first one windowctl refuses, before anything is sent. `getenv` is the
+// environment the run sees (FLUX_SYSTEM_NAMESPACE): check passes a job's pod environment, so that a
+// job's args are judged by this very function.
+CommandOptions command_options(const CommandLine& cli, const Build& build, const Getenv& getenv = process_getenv());
 
 // How a run reaches the cluster (main's reads the kubeconfig). Called once, after every flag has
 // been checked, and only for a run that needs the cluster (Flags::needs_cluster).

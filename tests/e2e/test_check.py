@@ -63,9 +63,9 @@ def test_files_and_stdin_combine():
     assert p.returncode == 1
     assert [f["id"] for f in findings(p)] == ["WC001"]
     assert findings(p)[0]["object"] == "Kustomization/flux-system/web"
-    # Without the jobs the Kustomization is not windowed: nothing to say.
+    # Without the jobs the Kustomization is not windowed, and check says it had no job to check.
     p = check("-f", str(DATA / "WC001-bad" / "kustomizations.yaml"), "-o", "json")
-    assert (p.returncode, findings(p)) == (0, [])
+    assert (p.returncode, [(f["id"], f["object"]) for f in findings(p)]) == (0, [("WC022", "input")])
 
 
 @pytest.mark.parametrize("args,stdin,message", [
@@ -112,6 +112,81 @@ def test_an_example_with_a_mistake_is_caught():
     p = check("-f", "-", "-o", "json", stdin=broken)
     assert p.returncode == 1
     assert [f["id"] for f in findings(p)] == ["WC008"]
+
+
+def _weekly():
+    """The weekly example as kubectl renders it: clean (test_shipped_examples_are_clean)."""
+    if shutil.which("kubectl") is None:
+        pytest.skip("kubectl renders the examples")
+    rendered = subprocess.run(["kubectl", "kustomize", str(REPO / "kustomize" / "examples" / "weekly")],
+                              capture_output=True, text=True, check=True, timeout=120, env=clean_env()).stdout
+    return list(yaml.safe_load_all(rendered))
+
+
+def _named(docs, kind, name=None):
+    return [d for d in docs if d["kind"] == kind and (name is None or d["metadata"]["name"] == name)]
+
+
+def _moved_jobs(docs):
+    """The jobs and their ServiceAccount moved to namespace jobs, the RoleBinding's subject left behind."""
+    for d in _named(docs, "CronJob") + _named(docs, "ServiceAccount"):
+        d["metadata"]["namespace"] = "jobs"
+    return docs
+
+
+def _for_1d(docs):
+    job = _named(docs, "CronJob", "windowctl-emergency-open")[0]
+    args = job["spec"]["jobTemplate"]["spec"]["template"]["spec"]["containers"][0]["args"]
+    args[args.index("--for") + 1] = "1d"
+    return docs
+
+
+def _suspend(name):
+    def mutate(docs):
+        _named(docs, "CronJob", name)[0]["spec"]["suspend"] = True
+        return docs
+    return mutate
+
+
+def _placeholder(docs):
+    for job in _named(docs, "CronJob"):
+        job["spec"]["jobTemplate"]["spec"]["template"]["spec"]["containers"][0]["image"] = "windowctl.invalid/windowctl"
+    return docs
+
+
+# Mistakes people make with the shipped example, each a setup that cannot work: the findings it
+# must give (id, severity, object); everything else the render gives stays as clean as before.
+MISTAKES = {
+    "jobs moved, binding left behind": (_moved_jobs, {
+        ("WC018", "error", "CronJob/jobs/windowctl-close"), ("WC018", "error", "CronJob/jobs/windowctl-open"),
+        ("WC018", "error", "CronJob/jobs/windowctl-emergency-open"),
+        ("WC019", "warning", "RoleBinding/flux-system/windowctl")}),
+    "a flag the binary refuses in the emergency job": (_for_1d, {
+        ("WC010", "error", "CronJob/flux-system/windowctl-emergency-open")}),
+    "the open half suspended": (_suspend("windowctl-open"), {("WC020", "error", "CronJob/flux-system/windowctl-open")}),
+    "the close half suspended": (_suspend("windowctl-close"), {("WC020", "error", "CronJob/flux-system/windowctl-close")}),
+    "the placeholder image": (_placeholder, {
+        ("WC021", "error", "CronJob/flux-system/windowctl-open"), ("WC021", "error", "CronJob/flux-system/windowctl-close"),
+        ("WC021", "warning", "CronJob/flux-system/windowctl-emergency-open")}),
+    "no window job": (lambda docs: [d for d in docs if d["kind"] != "CronJob"], {
+        ("WC022", "warning", "input")}),
+}
+
+
+@pytest.mark.parametrize("mistake", sorted(MISTAKES))
+def test_a_setup_that_cannot_work_never_passes(mistake):
+    mutate, expected = MISTAKES[mistake]
+    clean = check("-f", "-", "-o", "json", stdin=yaml.safe_dump_all(_weekly()))
+    assert (clean.returncode, findings(clean)) == (0, [])
+    p = check("-f", "-", "-o", "json", stdin=yaml.safe_dump_all(mutate(_weekly())))
+    got = {(f["id"], f["severity"], f["object"]) for f in findings(p)}
+    # WC005 and others may follow from the mistake (a namespace move changes where targets are).
+    assert expected <= got, p.stdout
+    assert p.returncode == (1 if any(sev == "error" for _, sev, _ in got) else 0)
+    text = check("-f", "-", stdin=yaml.safe_dump_all(mutate(_weekly())))
+    for rule, severity, obj in expected:
+        assert f"{severity} {rule} {obj}: " in text.stdout
+    assert "no findings" not in text.stderr
 
 
 def test_at_makes_a_run_repeatable_and_a_clean_run_says_what_it_read():

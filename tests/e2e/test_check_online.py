@@ -9,9 +9,33 @@ import pytest
 from e2e_util import KS, REPO, SA_USER
 
 LABELS = {"kustomize.toolkit.fluxcd.io/name": "flux-system", "kustomize.toolkit.fluxcd.io/namespace": "flux-system"}
-# What check needs beyond the job's own Role to find the jobs when it runs as their ServiceAccount.
-LIST_CRONJOBS = {"kind": "Role", "metadata": {"namespace": "flux-system"},
-                 "rules": [{"apiGroups": ["batch"], "resources": ["cronjobs"], "verbs": ["list"]}]}
+RBAC = "rbac.authorization.k8s.io"
+# What a window job does (the base's Role, without resourceNames), and what check reads beyond it
+# when it runs as the job's ServiceAccount: the CronJobs, the RBAC objects and ServiceAccounts.
+JOB_RULES = [{"apiGroups": ["kustomize.toolkit.fluxcd.io"], "resources": ["kustomizations"], "verbs": ["get", "list", "patch"]},
+             {"apiGroups": ["helm.toolkit.fluxcd.io"], "resources": ["helmreleases"], "verbs": ["get", "list", "patch"]},
+             {"apiGroups": [""], "resources": ["events"], "verbs": ["create", "patch"]}]
+CHECK_READS = [{"apiGroups": ["batch"], "resources": ["cronjobs"], "verbs": ["list"]},
+               {"apiGroups": [RBAC], "resources": ["roles", "rolebindings"], "verbs": ["list"]},
+               {"apiGroups": [""], "resources": ["serviceaccounts"], "verbs": ["list"]}]
+CLUSTER_READS = [{"apiGroups": [RBAC], "resources": ["clusterroles", "clusterrolebindings"], "verbs": ["list"]}]
+
+
+def service_account(api, sa, rules, cluster_rules=(), ns="flux-system"):
+    """The ServiceAccount, a Role with `rules` and its RoleBinding (and a ClusterRole with its
+    ClusterRoleBinding), created through the API: the fake authorizes with them as the apiserver's
+    RBAC does, and check reads them."""
+    subject = [{"kind": "ServiceAccount", "name": sa, "namespace": ns}]
+    api.put("serviceaccounts", ns, sa, {"apiVersion": "v1", "kind": "ServiceAccount"})
+    api.put("roles", ns, sa, {"apiVersion": f"{RBAC}/v1", "kind": "Role", "rules": rules})
+    api.put("rolebindings", ns, sa, {"apiVersion": f"{RBAC}/v1", "kind": "RoleBinding", "subjects": subject,
+                                     "roleRef": {"apiGroup": RBAC, "kind": "Role", "name": sa}})
+    if cluster_rules:
+        api.put("clusterroles", "", f"{sa}-check", {"apiVersion": f"{RBAC}/v1", "kind": "ClusterRole",
+                                                    "rules": list(cluster_rules)})
+        api.put("clusterrolebindings", "", f"{sa}-check", {
+            "apiVersion": f"{RBAC}/v1", "kind": "ClusterRoleBinding", "subjects": subject,
+            "roleRef": {"apiGroup": RBAC, "kind": "ClusterRole", "name": f"{sa}-check"}})
 
 
 def cronjob(api, name, args, sa="windowctl", zone=None, suspend=False):
@@ -38,7 +62,7 @@ def ids(found):
 @pytest.fixture
 def setup(api, wctl):
     api.add_user("admin", cluster_admin=True)
-    api.load_role(SA_USER, LIST_CRONJOBS)
+    service_account(api, "windowctl", JOB_RULES + CHECK_READS, CLUSTER_READS)
     return api, wctl
 
 
@@ -65,7 +89,8 @@ def test_clean_cluster_finds_nothing_and_really_asked(setup):
 def test_no_window_jobs_says_so(setup):
     api, wctl = setup
     proc, found = check(wctl)
-    assert found == [] and "no window CronJobs" in proc.stderr
+    assert ids(found) == [("WC022", "Namespace/flux-system")] and found[0]["severity"] == "warning"
+    assert "no CronJob in namespace flux-system runs windowctl" in found[0]["message"]
 
 
 def test_wc011_time_zone_on_a_server_older_than_1_27(setup):
@@ -121,22 +146,30 @@ def test_wc002_parent_declares_spec_suspend_without_relabel(setup):
 def test_wc015_denied_verbs_when_run_as_the_job_service_account(setup, tmp_path):
     api, wctl = setup
     user = "system:serviceaccount:flux-system:limited"
-    api.add_user(user, rules=[{"namespace": "flux-system", "apiGroups": ["kustomize.toolkit.fluxcd.io"],
-                               "resources": ["kustomizations"], "verbs": ["get", "list"]},
-                              {"namespace": "flux-system", "apiGroups": ["batch"], "resources": ["cronjobs"], "verbs": ["list"]}])
+    api.add_user(user)
+    service_account(api, "limited", [{"apiGroups": ["kustomize.toolkit.fluxcd.io"], "resources": ["kustomizations"],
+                                      "verbs": ["get", "list"]}] + CHECK_READS, CLUSTER_READS)
     sa_dir = api.write_service_account_dir(str(tmp_path / "limited-sa"), user)
     cronjob(api, "sync", ["sync", "-l", "window=rw", "--relabel", "--window", "0 2 * * * for 1h"], sa="limited")
     proc = wctl.run("check", "-o", "json", extra_env={"WINDOWCTL_SERVICE_ACCOUNT_DIR": sa_dir})
     found = json.loads(proc.stdout)["findings"]
     assert proc.returncode == 1
-    messages = sorted(f["message"] for f in found if f["id"] == "WC015")
-    assert all(f["object"] == "CronJob/flux-system/sync" and f["severity"] == "error" for f in found)
+    # Besides the reviews: the same gap read from the Role (WC009), the offline schedule rule over the
+    # live job (its "0 18 * * *" never runs inside "0 2 * * * for 1h"), and the HelmReleases it may not
+    # list, so WC001 went unchecked there.
+    assert sorted({(f["id"], f["object"]) for f in found if f["id"] != "WC015"}) == [
+        ("WC005", "CronJob/flux-system/sync"), ("WC009", "CronJob/flux-system/sync"),
+        ("WC017", "Namespace/flux-system")], found
+    assert "helmreleases.helm.toolkit.fluxcd.io in flux-system" in [f for f in found if f["id"] == "WC017"][0]["message"]
+    found = [f for f in found if f["id"] == "WC015"]
+    messages = sorted(f["message"] for f in found)
+    assert all(f["object"] == "CronJob/flux-system/sync" and f["severity"] == "error" for f in found), found
     assert any("may not patch kustomizations.kustomize.toolkit.fluxcd.io named apps-rw in namespace flux-system" in m for m in messages)
     assert any("may not create events in namespace flux-system" in m for m in messages)
     assert len(messages) == 2  # get and list (for -l) are granted
     # The same job checked by someone else: its permissions are not guessed from the caller's.
     proc, found = check(wctl, mode="admin")
-    assert found == [] and "permissions not checked (WC015)" in proc.stderr
+    assert [f["id"] for f in found] == ["WC005", "WC009"] and "permissions not checked (WC015)" in proc.stderr
 
 
 @pytest.mark.parametrize("items, problem", [
@@ -206,3 +239,60 @@ def test_a_job_reads_its_args_as_the_binary_does_live(setup):
     assert jobs == {"CronJob/flux-system/close": ("close", True, [other, rw]),
                     "CronJob/flux-system/open": ("open", False, [other, rt]),
                     "CronJob/flux-system/sync": ("sync", False, [])}
+
+
+def test_live_runs_the_offline_rules_on_what_the_cluster_holds(setup):
+    """One engine: a job whose args the binary refuses (WC010), a real-time Kustomization that
+    dependsOn the windowed one (WC001), found in the cluster as check -f finds them in files."""
+    api, wctl = setup
+    cronjob(api, "close", ["close", "--kustomization", "apps-rw"])  # the typo: every run fails
+    proc, found = check(wctl, mode="admin")
+    assert ids(found) == [("WC010", "CronJob/flux-system/close")], found
+    assert "--kustomization" in found[0]["message"]
+    # It runs as its own ServiceAccount, not "default", whatever its args.
+    assert "it runs as system:serviceaccount:flux-system:windowctl" in proc.stderr
+    cronjob(api, "close", ["close", "--kustomizations", "apps-rw"])
+    assert check(wctl, mode="admin")[1] == []
+    obj = api.get(KS, "flux-system", "apps-rt")
+    api.put(KS, "flux-system", "apps-rt", {**obj, "spec": {**obj["spec"], "dependsOn": [{"name": "apps-rw"}]}})
+    _, found = check(wctl, mode="admin")
+    assert ids(found) == [("WC001", "Kustomization/flux-system/apps-rt")]
+    assert "depends on windowed Kustomization flux-system/apps-rw" in found[0]["message"]
+
+
+def test_live_a_service_account_that_nothing_binds(setup):
+    """The jobs moved to another namespace, the RoleBinding's subject left behind: every run is 403."""
+    api, wctl = setup
+    api.put("namespaces", "", "jobs", {})
+    api.put("serviceaccounts", "jobs", "windowctl", {"apiVersion": "v1", "kind": "ServiceAccount"})
+    spec = {"schedule": "0 18 * * *", "jobTemplate": {"spec": {"template": {"spec": {
+        "serviceAccountName": "windowctl", "restartPolicy": "Never", "containers": [
+            {"name": "windowctl", "image": "ghcr.io/example/windowctl:1",
+             "args": ["close", "--kustomizations", "apps-rw", "-n", "flux-system"]}]}}}}}
+    api.put("cronjobs", "jobs", "close", {"apiVersion": "batch/v1", "kind": "CronJob", "spec": spec})
+    proc, found = check(wctl, "-n", "jobs", mode="admin")
+    assert ids(found) == [("WC018", "CronJob/jobs/close")], found
+    assert "ServiceAccount jobs/windowctl, which no RoleBinding or ClusterRoleBinding binds" in found[0]["message"]
+    # Bound in the targets' namespace, as the jobs-namespace example does: clean.
+    api.put("rolebindings", "flux-system", "windowctl-jobs", {
+        "apiVersion": f"{RBAC}/v1", "kind": "RoleBinding", "roleRef": {"apiGroup": RBAC, "kind": "Role", "name": "windowctl"},
+        "subjects": [{"kind": "ServiceAccount", "name": "windowctl", "namespace": "jobs"}]})
+    assert check(wctl, "-n", "jobs", mode="admin")[1] == []
+    # A ServiceAccount that does not exist: no pod of the job is ever created.
+    api.delete("serviceaccounts", "jobs", "windowctl")
+    _, found = check(wctl, "-n", "jobs", mode="admin")
+    assert ids(found) == [("WC018", "CronJob/jobs/close")] and "does not exist" in found[0]["message"]
+
+
+def test_live_what_check_cannot_read_is_a_finding(api, wctl):
+    """Run as a job ServiceAccount that may list the CronJobs but no RBAC object: the rules that
+    needed them are named as not checked, never passed in silence."""
+    service_account(api, "windowctl", JOB_RULES + [CHECK_READS[0]])
+    cronjob(api, "close", ["close", "--kustomizations", "apps-rw"])
+    proc, found = check(wctl)
+    assert ids(found) == [("WC017", "Namespace/flux-system"), ("WC017", "cluster")], found
+    ns, cluster = found
+    assert ns["severity"] == "warning" and "WC009, WC018 were not checked" in ns["message"]
+    assert "rolebindings.rbac.authorization.k8s.io in flux-system" in ns["message"]
+    assert "serviceaccounts in flux-system" in ns["message"]
+    assert "clusterrolebindings.rbac.authorization.k8s.io" in cluster["message"]

@@ -144,7 +144,17 @@ def core_types():
         # batch/v1, stored as sent (no schema): enough for clients that list window CronJobs.
         ResourceType("batch", "cronjobs", "cronjob", "CronJob", True, {"v1": Version("v1", status=True)}, "v1",
                      short_names=["cj"], categories=["all"], is_crd=False),
+        core("serviceaccounts", "serviceaccount", "ServiceAccount", True, ["sa"]),
+        # rbac.authorization.k8s.io/v1, stored as sent; what is stored also authorizes (server.py
+        # bound_rules), as the apiserver's RBAC authorizer reads the same objects.
+        *[ResourceType(RBAC_GROUP, plural, kind.lower(), kind, namespaced, {"v1": Version("v1")}, "v1", is_crd=False)
+          for plural, kind, namespaced in (("roles", "Role", True), ("rolebindings", "RoleBinding", True),
+                                           ("clusterroles", "ClusterRole", False),
+                                           ("clusterrolebindings", "ClusterRoleBinding", False))],
     ]
+
+
+RBAC_GROUP = "rbac.authorization.k8s.io"
 
 
 # --- structural schema ---------------------------------------------------------------------------
