@@ -209,3 +209,28 @@ TEST_CASE("check_model: suspend and resume are close and open") {
   CHECK(job("resume") == "open");
   CHECK(job("status") == "none");
 }
+
+TEST_CASE("check_live: WC017 one finding per place that could not be read, naming the rules left unchecked") {
+  LiveFacts facts;
+  facts.unread = {
+      {"Namespace/flux-system",
+       "rolebindings.rbac.authorization.k8s.io in flux-system",
+       {"WC009", "WC018"},
+       "forbidden: no"},
+      {"Namespace/flux-system", "roles.rbac.authorization.k8s.io in flux-system", {"WC009"}, "forbidden: no"},
+      {"cluster", "clusterroles.rbac.authorization.k8s.io", {"WC009"}, "forbidden: no"}};
+  auto fs = check_live(facts);
+  REQUIRE(fs.size() == 2);
+  CHECK(fs[0].object == "Namespace/flux-system");
+  CHECK(fs[0].severity == "warning");
+  CHECK(fs[0].message ==
+        "cannot read rolebindings.rbac.authorization.k8s.io in flux-system, roles.rbac.authorization.k8s.io in "
+        "flux-system, so WC009, WC018 were not checked: forbidden: no; grant list on them to whoever runs check");
+  CHECK(fs[1].object == "cluster");
+  CHECK(fs[1].message.find("so WC009 was not checked") != std::string::npos);
+  facts.unread.clear();
+  facts.no_window_job_in = "team";
+  fs = check_live(facts);
+  REQUIRE(fs.size() == 1);
+  CHECK(fs[0].id + " " + fs[0].object == "WC022 Namespace/team");
+}

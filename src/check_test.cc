@@ -361,3 +361,77 @@ TEST_CASE("a job's args are read by windowctl's own command line") {
   REQUIRE(ids(both) == std::vector<std::string>{"WC010 CronJob/flux-system/close"});
   CHECK(both[0].message.find("--all selects every object") != std::string::npos);
 }
+
+TEST_CASE("check: WC018 a job's ServiceAccount that does not exist or that no binding binds") {
+  auto job = cronjob("close", kClose, "0 17 * * 4");
+  json sa = {{"kind", "ServiceAccount"}, {"metadata", {{"name", "windowctl"}, {"namespace", "flux-system"}}}};
+  json rules = json::array({{{"apiGroups", {"kustomize.toolkit.fluxcd.io"}},
+                             {"resources", {"kustomizations"}},
+                             {"verbs", {"get", "patch"}}}});
+  // Bound and present; no binding or no ServiceAccount in the input at all: nothing guessed.
+  CHECK(ids(check_objects(objs({job, sa, role(rules)}), kNow)).empty());
+  CHECK(ids(check_objects(objs({job}), kNow)).empty());
+  CHECK(ids(check_objects(objs({job, role(rules)}), kNow)).empty());
+  // A group that holds every ServiceAccount of the namespace binds it too.
+  auto by_group = role(rules);
+  by_group[0]["subjects"] = {{{"kind", "Group"}, {"name", "system:serviceaccounts:flux-system"}}};
+  CHECK(ids(check_objects(objs({job, sa, by_group}), kNow)).empty());
+  // The subject's namespace left behind: the binding binds another ServiceAccount.
+  auto elsewhere = role(rules);
+  elsewhere[0]["subjects"][0]["namespace"] = "jobs";
+  CHECK(ids(check_objects(objs({job, sa, elsewhere}), kNow)) ==
+        std::vector<std::string>{"WC018 CronJob/flux-system/close", "WC019 RoleBinding/flux-system/windowctl"});
+  json other_sa = sa;
+  other_sa["metadata"]["name"] = "other";
+  auto fs = check_objects(objs({job, other_sa, role(rules)}), kNow);
+  CHECK(ids(fs) ==
+        std::vector<std::string>{"WC018 CronJob/flux-system/close", "WC019 RoleBinding/flux-system/windowctl"});
+  CHECK(fs[0].message.find("does not exist in the input") != std::string::npos);
+  // Live, only what the gatherer read in full counts.
+  CheckScope unread{true, false, false};
+  CHECK(ids(check_objects(objs({job, other_sa, elsewhere}), kNow, nullptr, unread)).empty());
+  CheckScope read{true, true, true};
+  CHECK(ids(check_objects(objs({job, sa, elsewhere}), kNow, nullptr, read)) ==
+        std::vector<std::string>{"WC018 CronJob/flux-system/close"});  // WC019 is offline only
+}
+
+TEST_CASE("check: WC020 one half of an open/close pair suspended; the emergency open is no half") {
+  auto emergency =
+      cronjob("emergency", {"open", "--kustomizations", "apps", "--for", "2h"}, "0 0 31 2 *", "Etc/UTC", true);
+  auto open = [](bool suspended) { return cronjob("open", kOpen, "0 8 * * 1", "Europe/Zurich", suspended); };
+  auto close = [](bool suspended) { return cronjob("close", kClose, "0 17 * * 4", "Europe/Zurich", suspended); };
+  CHECK(ids(check_objects(objs({open(false), close(false), emergency}), kNow)).empty());
+  CHECK(ids(check_objects(objs({open(true), close(true), emergency}), kNow)).empty());  // both: the base as shipped
+  auto fs = check_objects(objs({open(true), close(false), emergency}), kNow);
+  CHECK(ids(fs) == std::vector<std::string>{"WC020 CronJob/flux-system/open"});
+  CHECK(fs[0].message.find("closes and never opens again") != std::string::npos);
+  fs = check_objects(objs({open(false), close(true)}), kNow);
+  CHECK(ids(fs) == std::vector<std::string>{"WC020 CronJob/flux-system/close"});
+  CHECK(fs[0].message.find("opens and never closes") != std::string::npos);
+  // Another close job that runs makes the suspended one spare.
+  auto spare = cronjob("close-2", kClose, "0 18 * * 4");
+  CHECK(ids(check_objects(objs({open(false), close(true), spare}), kNow)).empty());
+}
+
+TEST_CASE("check: WC021 the placeholder image; WC022 no window job") {
+  auto job = cronjob("close", kClose, "0 17 * * 4");
+  for (const char* image :
+       {"windowctl.invalid/windowctl", "windowctl.invalid:5000/windowctl:1", "x.invalid/a/b@sha256:0"}) {
+    CAPTURE(image);
+    job["spec"]["jobTemplate"]["spec"]["template"]["spec"]["containers"][0]["image"] = image;
+    auto fs = check_objects(objs({job}), kNow);
+    CHECK(ids(fs) == std::vector<std::string>{"WC021 CronJob/flux-system/close"});
+    CHECK(fs[0].severity == "error");
+    job["spec"]["suspend"] = true;  // run by hand only: a warning
+    CHECK(check_objects(objs({job}), kNow)[0].severity == "warning");
+    job["spec"]["suspend"] = false;
+  }
+  for (const char* image : {"windowctl", "invalid/windowctl", "ghcr.io/invalid/windowctl", "localhost:5000/w"}) {
+    CAPTURE(image);
+    job["spec"]["jobTemplate"]["spec"]["template"]["spec"]["containers"][0]["image"] = image;
+    CHECK(ids(check_objects(objs({job}), kNow)).empty());
+  }
+  CHECK(ids(check_objects(objs({ks("apps")}), kNow)) == std::vector<std::string>{"WC022 input"});
+  CHECK(ids(check_objects(objs({ks("apps")}), kNow, nullptr, CheckScope{true, true, true}))
+            .empty());  // live: WC022 names the namespace
+}
