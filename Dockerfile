@@ -11,13 +11,14 @@
 #   BASE      builder's base image (scripts/image.sh passes localhost/debian:bookworm, made
 #             with debootstrap)
 #   VERSION   the version `windowctl version` prints and org.opencontainers.image.version:
-#             scripts/image.sh passes scripts/version.sh's (git describe); the build context has
-#             no .git, so CMake takes it from here (-DWINDOWCTL_VERSION)
+#             scripts/image.sh passes scripts/version.sh's (the file VERSION with git's
+#             description); the build context has no .git, so CMake takes it from here
+#             (-DWINDOWCTL_VERSION). Not given: the binary prints the file VERSION, and the label
+#             is empty (pass --build-arg VERSION=$(sh scripts/version.sh) to a plain build).
 #   REVISION  the commit `windowctl version` prints and org.opencontainers.image.revision
-#             (scripts/image.sh: 12 hex digits of HEAD; -DWINDOWCTL_COMMIT)
-# Both default to what a build without git says: 0.0.0-dev, unknown.
+#             (scripts/image.sh: 12 hex digits of HEAD; -DWINDOWCTL_COMMIT); default unknown.
 ARG BASE=debian:bookworm
-ARG VERSION=0.0.0-dev
+ARG VERSION=
 ARG REVISION=unknown
 
 # The build tools and libraries, the minimal OpenSSL included: a stage of its own so that
@@ -78,6 +79,7 @@ ARG REVISION
 # The tz database for windows "in ZONE" (src/zone.h) goes into /out too, without the leap-second
 # "right/" copy and the localtime link to /etc, which a scratch image has not.
 RUN set -eu; \
+    VERSION=${VERSION:-$(cat VERSION)}; \
     build_arch=$(dpkg --print-architecture); \
     target_arch=${TARGETARCH:-$build_arch}; \
     case "$target_arch" in \

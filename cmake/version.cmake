@@ -5,9 +5,10 @@
 #
 #   cmake -DSOURCE_DIR=... -DOUTPUT=.../version.h [-DVERSION=...] [-DCOMMIT=...] -P version.cmake
 #
-# With a .git in SOURCE_DIR: scripts/version.sh decides both (git describe; see there), and
-# VERSION / COMMIT are ignored. Without one (the image build's context, a tarball): VERSION and
-# COMMIT (the cache variables WINDOWCTL_VERSION / WINDOWCTL_COMMIT), else 0.0.0-dev and unknown.
+# With a .git in SOURCE_DIR: scripts/version.sh decides both (the file VERSION and git's
+# description; see there), and VERSION / COMMIT are ignored. Without one (the image build's
+# context, a tarball): VERSION and COMMIT (the cache variables WINDOWCTL_VERSION /
+# WINDOWCTL_COMMIT), else the file VERSION and unknown.
 foreach(var SOURCE_DIR OUTPUT)
   if(NOT ${var})
     message(FATAL_ERROR "version.cmake: -D${var}=... is required")
@@ -36,7 +37,7 @@ else()
   set(_version "${VERSION}")
   set(_commit "${COMMIT}")
   if(_version STREQUAL "")
-    set(_version 0.0.0-dev)
+    file(STRINGS "${SOURCE_DIR}/VERSION" _version LIMIT_COUNT 1)
   endif()
   if(_commit STREQUAL "")
     set(_commit unknown)

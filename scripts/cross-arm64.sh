@@ -113,7 +113,7 @@ qemu-aarch64-static -L /usr/aarch64-linux-gnu build-arm64/windowctl_tests \
 step "windowctl version under qemu-aarch64-static"
 out=$(qemu-aarch64-static "$bin" version) || die "qemu-aarch64-static $bin version exited $?"
 echo "$out"
-# The version CMake compiled in is scripts/version.sh's (git describe), as for the image.
+# The version CMake compiled in is scripts/version.sh's (VERSION and git), as for the image.
 version=$(sh scripts/version.sh) || die "scripts/version.sh failed"
 commit=$(sh scripts/version.sh --commit) || die "scripts/version.sh --commit failed"
 want="windowctl $version (commit $commit)"

@@ -16,8 +16,9 @@
 #                                                  # --platform): what needs the network, made
 #                                                  # ahead (scripts/test.sh, beside the builds)
 #
-# The version is scripts/version.sh's (git describe: 0.2.0 on the tag v0.2.0, 0.2.0-3-gabc1234
-# past it, -dirty with uncommitted changes, 0.0.0-dev without a tag); the local tag is
+# The version is scripts/version.sh's (the file VERSION with git's description: 0.3.0 on the tag
+# v0.3.0, 0.3.0-3-gabc1234 past it, 0.3.0-gabc1234 without the tag, -dirty with uncommitted
+# changes); the local tag is
 # localhost/windowctl:VERSION (VERSION-arm64 for a foreign platform).
 #
 # --push REF builds and checks linux/amd64 and linux/arm64 (on an amd64 machine), makes one
@@ -113,7 +114,7 @@ fi
 platform_args=()
 [ -z "$platform" ] || platform_args=(--platform "$platform")
 
-# The version (git describe) and commit, the one way CMake and scripts/cross-arm64.sh get them.
+# The version (VERSION and git) and commit, the one way CMake and scripts/cross-arm64.sh get them.
 version=$(sh scripts/version.sh) || die "scripts/version.sh failed"
 revision=$(sh scripts/version.sh --commit) || die "scripts/version.sh --commit failed"
 

@@ -1,6 +1,7 @@
 """Every command and flag of windowctl against the fake API server, in-cluster and kubeconfig mode."""
 import json
 import re
+import shutil
 import subprocess
 
 import pytest
@@ -15,23 +16,57 @@ def _git(*args):
     return subprocess.run(["git", "-C", str(REPO), *args], capture_output=True, text=True)
 
 
-def test_version_is_git_describe_of_the_source(wctl):
-    """The release is the vX.Y.Z tag: `windowctl version` says which, or how far past it and
-    whether the tree was dirty; without any tag it says 0.0.0-dev, never a made-up release."""
+def test_version_is_the_version_file_with_gits_description(wctl):
+    """The release is the file VERSION: `windowctl version` prints it, with the vX.Y.Z tag's
+    distance when that tag travelled with the clone, else the commit, and whether the tree was
+    dirty; a clone without tags still knows its release."""
     p = wctl.run("version")
     assert p.returncode == 0
     m = re.fullmatch(r"windowctl (\S+) \(commit ([0-9a-f]{12}|unknown)\)\n", p.stdout)
     assert m, p.stdout
+    release = (REPO / "VERSION").read_text().strip()
+    assert re.fullmatch(r"\d+\.\d+\.\d+", release)
     if not (REPO / ".git").exists():
-        assert m.group(1) == "0.0.0-dev" and m.group(2) == "unknown"
+        assert m.group(1) == release and m.group(2) == "unknown"
         return
-    described = _git("describe", "--tags", "--match", "v[0-9]*.[0-9]*.[0-9]*", "--abbrev=7", "HEAD")
-    version = described.stdout.strip()[1:] if described.returncode == 0 else "0.0.0-dev"
+    described = _git("describe", "--tags", "--match", f"v{release}", "--abbrev=7", "HEAD")
+    if described.returncode == 0:
+        version = described.stdout.strip()[1:]
+    else:
+        version = f"{release}-g" + _git("rev-parse", "--short=7", "HEAD").stdout.strip()
     if _git("status", "--porcelain", "--untracked-files=no").stdout.strip():
         version += "-dirty"
     assert m.group(1) == version
     assert m.group(2) == _git("rev-parse", "--short=12", "HEAD").stdout.strip()
-    assert re.fullmatch(r"\d+\.\d+\.\d+(-\d+-g[0-9a-f]{7,})?(-dirty)?|0\.0\.0-dev(-dirty)?", version)
+    assert version.startswith(release)
+
+
+def test_version_script_without_git_and_with_a_bad_version_file(tmp_path):
+    """A source tree without .git (a tarball) prints VERSION as it is; a VERSION that is not X.Y.Z
+    is an error, never a made-up release."""
+    (tmp_path / "scripts").mkdir()
+    shutil.copy(REPO / "scripts" / "version.sh", tmp_path / "scripts" / "version.sh")
+    (tmp_path / "VERSION").write_text("1.2.3\n")
+    run = lambda *a: subprocess.run(["sh", str(tmp_path / "scripts" / "version.sh"), *a], capture_output=True, text=True)
+    assert (run().stdout, run("--commit").stdout) == ("1.2.3\n", "unknown\n")
+    (tmp_path / "VERSION").write_text("v1.2\n")
+    p = run()
+    assert p.returncode == 1 and "not X.Y.Z" in p.stderr
+    (tmp_path / "VERSION").unlink()
+    p = run()
+    assert p.returncode == 1 and "VERSION is missing" in p.stderr
+    # A clone without tags: the release and the commit.
+    subprocess.run(["git", "init", "-q", str(tmp_path)], check=True)
+    (tmp_path / "VERSION").write_text("1.2.3\n")
+    env = {"GIT_AUTHOR_NAME": "t", "GIT_AUTHOR_EMAIL": "t@example.com", "GIT_COMMITTER_NAME": "t",
+           "GIT_COMMITTER_EMAIL": "t@example.com", "PATH": "/usr/bin:/bin", "HOME": str(tmp_path)}
+    subprocess.run(["git", "-C", str(tmp_path), "add", "-A"], check=True, env=env)
+    subprocess.run(["git", "-C", str(tmp_path), "commit", "-qm", "r"], check=True, env=env)
+    head = subprocess.run(["git", "-C", str(tmp_path), "rev-parse", "--short=7", "HEAD"], capture_output=True,
+                          text=True).stdout.strip()
+    assert run().stdout == f"1.2.3-g{head}\n"
+    subprocess.run(["git", "-C", str(tmp_path), "tag", "v1.2.3"], check=True, env=env)
+    assert run().stdout == "1.2.3\n"
 
 
 def test_binary_is_static_and_small(wctl):
