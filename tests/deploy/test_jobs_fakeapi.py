@@ -10,6 +10,8 @@ import json
 import subprocess
 
 import pytest
+import yaml
+from hermetic_env import clean_env
 
 from fakekube.flux_samples import KINDS, resource_of
 
@@ -153,6 +155,30 @@ def test_jobs_namespace_layout_is_least_privilege(cluster):
     assert p.returncode == 1, p.stderr
     assert any('cannot get resource "kustomizations"' in m and 'in the namespace "jobs"' in m for m in msgs), msgs
     assert not c.suspended("apps-rw", ns="jobs")
+
+
+def test_sync_with_the_jobs_in_another_namespace(cluster, windowctl_bin):
+    """examples/jobs-namespace-sync: the sync job runs in jobs as a ServiceAccount the render has,
+    with exactly the rendered RBAC, and windows apps-rw in flux-system; check finds nothing."""
+    docs = render(KUSTOMIZE / "examples" / "jobs-namespace-sync")
+    assert {job_namespace(j) for j in of_kind(docs, "CronJob")} == {"jobs"}
+    assert [(a["metadata"]["namespace"], a["metadata"]["name"]) for a in of_kind(docs, "ServiceAccount")] == [
+        ("jobs", "windowctl")]
+    assert {j["spec"]["jobTemplate"]["spec"]["template"]["spec"]["serviceAccountName"]
+            for j in of_kind(docs, "CronJob")} == {"windowctl"}
+    checked = subprocess.run([windowctl_bin, "check", "-f", "-", "-o", "json"], input=yaml.safe_dump_all(docs),
+                             capture_output=True, text=True, env=clean_env(), timeout=60)
+    assert (checked.returncode, json.loads(checked.stdout)["findings"]) == (0, []), checked.stdout
+    jobs = jobs_of(docs)
+    sync = copy.deepcopy(jobs["windowctl-sync"])
+    args = job_args(sync)
+    args[args.index("--window") + 1] = "0 0 29 2 * for 1m"  # as good as always closed
+    c = cluster(docs)
+    _ok(c.run_job(sync), sync)
+    assert c.suspended("apps-rw")
+    args[args.index("--window") + 1] = "* * * * * for 2m"  # always open
+    _ok(c.run_job(sync), sync)
+    assert not c.suspended("apps-rw")
 
 
 def _without(role, rule_index, verb):
