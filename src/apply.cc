@@ -3,6 +3,7 @@
 #include <spdlog/spdlog.h>
 #include <unistd.h>
 
+#include <algorithm>
 #include <thread>
 
 #include "api_error.h"
@@ -48,11 +49,23 @@ PlanInput Applier::input_for(const json& object, const PlanInput& in) const {
     if (!schedule)
       throw std::runtime_error(std::string("no window: pass --window or annotate the object with ") +
                                kWindowAnnotation);
-    SyncVerdict v = sync_verdict(read_state(object), is_open(*schedule, now), now);
+    const bool open = is_open(*schedule, now);
+    const ObjectState state = read_state(object);
+    SyncVerdict v = sync_verdict(state, open, now);
     PlanInput out = in;
     out.action = v.action;
     out.override_mode = v.override_mode;
     out.cause = v.cause;
+    if (v.override_active) {
+      // The precedence (docs/windows.md): an unexpired override beats the schedule, a freeze
+      // included; the output says which decided, and over what.
+      PlanInput asked = in;
+      asked.action = open ? Action::kOpen : Action::kClose;
+      out.override_note = scheduled_input(state, asked, now).override_note;
+      bool frozen = std::any_of(schedule->freeze.begin(), schedule->freeze.end(),
+                                [&](const Interval& f) { return f.start <= now && now < f.end; });
+      if ((v.action == Action::kOpen) != open) out.override_note += frozen ? ", over a freeze" : ", over the window";
+    }
     return out;
   }
   if (opt_.scheduled) return scheduled_input(read_state(object), in, now);

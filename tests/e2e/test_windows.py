@@ -92,7 +92,9 @@ def test_sync_uses_the_objects_own_window(wctl, api):
 def test_sync_honours_overrides_until_they_expire(wctl, api):
     wctl.run("close", *TARGETS, "--for", "1h", "--reason", "freeze for INC-9")
     p = wctl.run("sync", *TARGETS, *OPEN)
-    assert p.stdout == "flux-system/apps-rw already closed\n" and wctl.suspended("apps-rw")
+    assert re.fullmatch(r"flux-system/apps-rw already closed, kept closed by override closed until \S+Z by "
+                        r"\S+ \(freeze for INC-9\), over the window\n", p.stdout), p.stdout
+    assert wctl.suspended("apps-rw")
     obj = wctl.obj("apps-rw")
     obj["metadata"]["annotations"]["windowctl.io/override-until"] = "2020-01-01T00:00:00Z"
     api.put("kustomizations", "flux-system", "apps-rw", obj)
@@ -111,7 +113,8 @@ def test_sync_keeps_an_override_until_a_time_beyond_2262(wctl, api):
     writes = api.writes
     p = wctl.run("sync", *TARGETS, *OPEN)
     assert p.returncode == 0, p.stderr
-    assert p.stdout == "flux-system/apps-rw already closed\n" and wctl.suspended("apps-rw")
+    assert p.stdout.startswith("flux-system/apps-rw already closed, kept closed by override closed until "
+                               "9999-12-31T23:59:59Z") and wctl.suspended("apps-rw")
     assert ann(wctl)["windowctl.io/override-until"] == "9999-12-31T23:59:59Z" and api.writes == writes
     p = wctl.run("open", *TARGETS, "--scheduled")
     assert p.returncode == 0 and wctl.suspended("apps-rw")
@@ -302,3 +305,19 @@ def test_status_with_a_to_window(wctl, api):
     assert row["window"] in ("open", "closed")
     assert re.fullmatch(r"\d{4}-\d\d-\d\dT0[67]:00:00Z", row["nextOpen"])
     assert re.fullmatch(r"\d{4}-\d\d-\d\dT1[56]:00:00Z", row["nextClose"])
+
+
+def test_sync_says_an_override_wins_over_a_freeze(wctl):
+    """The precedence (docs/windows.md): override, then freeze, then deny, then window; sync says
+    which decided when the override goes against the schedule."""
+    now = dt.datetime.now(dt.timezone.utc).replace(microsecond=0)
+    freeze = f"{(now - dt.timedelta(hours=1)).isoformat().replace('+00:00', 'Z')}/" \
+             f"{(now + dt.timedelta(hours=1)).isoformat().replace('+00:00', 'Z')}"
+    p = wctl.run("sync", *TARGETS, *OPEN, "--freeze", freeze)
+    assert p.stdout == "flux-system/apps-rw closed\n" and wctl.suspended("apps-rw")
+    assert wctl.run("open", *TARGETS, "--for", "2h", "--reason", "INC-1").returncode == 0
+    p = wctl.run("sync", *TARGETS, *OPEN, "--freeze", freeze)
+    assert p.returncode == 0
+    assert re.fullmatch(r"flux-system/apps-rw already open, kept open by override open until \S+Z by \S+ "
+                        r"\(INC-1\), over a freeze\n", p.stdout), p.stdout
+    assert not wctl.suspended("apps-rw")
