@@ -29,48 +29,60 @@ std::string object_label(std::string_view kind, std::string_view ns, std::string
 
 namespace {
 
-// Optimal string alignment distance, the Damerau-Levenshtein variant spelling checkers use:
-// three rows of the table, as a transposition looks two back.
-std::size_t typo_distance(std::string_view a, std::string_view b) {
-  std::vector<std::size_t> two(b.size() + 1), one(b.size() + 1), row(b.size() + 1);
-  std::iota(one.begin(), one.end(), std::size_t{0});
-  for (std::size_t i = 1; i <= a.size(); ++i) {
-    row[0] = i;
-    for (std::size_t j = 1; j <= b.size(); ++j) {
-      const bool same = lower(a[i - 1]) == lower(b[j - 1]);
-      row[j] = std::min({one[j] + 1, row[j - 1] + 1, one[j - 1] + (same ? 0 : 1)});
-      if (i > 1 && j > 1 && lower(a[i - 1]) == lower(b[j - 2]) && lower(a[i - 2]) == lower(b[j - 1]))
-        row[j] = std::min(row[j], two[j - 2] + 1);
+// Optimal string alignment distance, the Damerau-Levenshtein variant spelling checkers use, of
+// two lower-cased words: three rows of the table in one buffer, as a transposition looks two back.
+std::size_t typo_distance(const std::string& a, const std::string& b) {
+  const std::size_t w = b.size() + 1;
+  std::vector<std::size_t> t(3 * w);
+  for (std::size_t i = 0; i <= a.size(); ++i) {
+    std::size_t* row = &t[i % 3 * w];
+    const std::size_t* up = &t[(i + 2) % 3 * w];
+    const std::size_t* up2 = &t[(i + 1) % 3 * w];
+    for (std::size_t j = 0; j <= b.size(); ++j) {
+      if (i == 0 || j == 0) {
+        row[j] = i + j;
+        continue;
+      }
+      row[j] = std::min(std::min(up[j], row[j - 1]) + 1, up[j - 1] + (a[i - 1] != b[j - 1]));
+      if (i > 1 && j > 1 && a[i - 1] == b[j - 2] && a[i - 2] == b[j - 1]) row[j] = std::min(row[j], up2[j - 2] + 1);
     }
-    std::swap(two, one);
-    std::swap(one, row);
   }
-  return one[b.size()];
+  return t[a.size() % 3 * w + b.size()];
 }
 
 }  // namespace
 
 std::vector<std::string> nearest_names(std::string_view word, const std::vector<std::string>& candidates,
                                        std::size_t max) {
-  // A word longer than any name is no typo of one, and the table grows with its length.
-  if (word.size() > 256) return {};
-  const std::size_t reach = word.size() < 3 ? 0 : std::max<std::size_t>(1, word.size() / 3);
-  std::vector<std::pair<std::size_t, const std::string*>> typos, prefixed;
-  for (const std::string& c : candidates) {
-    // Beyond reach by length alone: no need to fill the table.
-    if (c.size() <= word.size() + reach && word.size() <= c.size() + reach) {
-      if (std::size_t d = typo_distance(word, c); d <= reach) typos.emplace_back(d, &c);
-    }
-    if (word.size() >= 2 && c.size() > word.size() && iequals_ascii(std::string_view(c).substr(0, word.size()), word))
-      prefixed.emplace_back(c.size(), &c);
-  }
-  auto& found = typos.empty() ? prefixed : typos;
-  std::stable_sort(found.begin(), found.end(), [](const auto& x, const auto& y) { return x.first < y.first; });
   std::vector<std::string> out;
-  for (const auto& [score, name] : found) {
-    // Of the typos only the nearest: a second one two typos further is a worse guess, not an alternative.
-    if (out.size() == max || (&found == &typos && score > found.front().first)) break;
-    if (std::find(out.begin(), out.end(), *name) == out.end()) out.push_back(*name);
+  // A word longer than any name is no typo of one, and the table grows with its length.
+  if (word.size() > 256) return out;
+  const std::string low = ascii_lower(word);
+  const std::size_t reach = low.size() < 3 ? 0 : std::max<std::size_t>(1, low.size() / 3);
+  // Lower is better: the typo distance when within reach, else (from kPrefix on) the length of
+  // a name the word begins, else kFar.
+  constexpr std::size_t kPrefix = 1000, kFar = ~std::size_t{0};
+  auto score = [&](const std::string& name) {
+    const std::string c = ascii_lower(name);
+    // Beyond reach by length alone: no need to fill the table.
+    if (c.size() <= low.size() + reach && low.size() <= c.size() + reach) {
+      if (std::size_t d = typo_distance(low, c); d <= reach) return d;
+    }
+    return low.size() >= 2 && c.size() > low.size() && c.compare(0, low.size(), low) == 0 ? kPrefix + c.size() : kFar;
+  };
+  std::size_t best = kFar;
+  for (const auto& c : candidates) best = std::min(best, score(c));
+  // Level by level, ties in the candidates' order: of the typos only the nearest (a name two
+  // typos away is a worse guess, not an alternative), of the beginnings the shortest first.
+  while (best != kFar && out.size() < max) {
+    std::size_t next = kFar;
+    for (const auto& c : candidates) {
+      const std::size_t s = score(c);
+      if (s > best) next = std::min(next, s);
+      if (s == best && out.size() < max && std::find(out.begin(), out.end(), c) == out.end()) out.push_back(c);
+    }
+    if (best < kPrefix) break;
+    best = next;
   }
   return out;
 }
