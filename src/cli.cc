@@ -89,13 +89,14 @@ std::string examples(const std::string& program, std::initializer_list<std::pair
 bool starts_with(std::string_view s, std::string_view prefix) { return s.substr(0, prefix.size()) == prefix; }
 
 std::string unknown_command(std::string_view word, const std::string& program) {
-  const std::string quoted = "unknown command \"" + printable(word, 64) + "\"";
+  std::string out = "unknown command \"" + printable(word, 64) + "\"";
   if (std::string hint = did_you_mean(nearest_names(word, command_names(true))); !hint.empty()) {
-    return quoted + "; " + hint;
+    return out.append("; ").append(hint);
   }
-  std::string list;
-  for (const auto& name : command_names(false)) list += (list.empty() ? "" : ", ") + name;
-  return quoted + " (commands: " + list + "; see '" + program + " help')";
+  out += " (commands: ";
+  for (const auto& name : command_names(false)) out.append(name).append(", ");
+  out.resize(out.size() - 2);
+  return out.append("; see '").append(program).append(" help')");
 }
 
 // A flag's names without their dashes: one letter is a short flag, more a long one.
@@ -120,20 +121,22 @@ std::string unknown_flag(const CLI::App& app, const CLI::App& cmd, const std::ve
   if (arg == leftovers.end()) return {};
   const bool is_long = (*arg)[1] == '-';
   const std::string name = is_long ? arg->substr(2, arg->find('=') - 2) : arg->substr(1, 1);
-  const std::string quoted = "unknown flag " + printable(dashed(name), 64);
-  const std::string where = &cmd == &app ? "" : " for " + cmd.get_name();
+  std::string out = "unknown flag " + printable(dashed(name), 64);
   // A flag of another command: the fix is that command, not a look-alike flag.
   std::vector<std::string> fixes;
-  for (const CLI::App* other : app.get_subcommands([](const CLI::App*) { return true; })) {
+  for (const CLI::App* other : app.get_subcommands({})) {
     const auto names = flag_names(*other);
-    if (std::find(names.begin(), names.end(), name) != names.end())
+    if (std::find(names.cbegin(), names.cend(), name) != names.cend())
       fixes.push_back(other->get_name() + " " + dashed(name));
   }
-  if (!fixes.empty()) return quoted + where + "; " + did_you_mean(fixes);
-  fixes = nearest_names(name, flag_names(cmd));
-  for (auto& n : fixes) n = dashed(n);
-  if (fixes.empty()) return quoted + where + " (see '" + help + " --help')";
-  return quoted + "; " + did_you_mean(fixes);
+  const bool elsewhere = !fixes.empty();
+  if (!elsewhere) {
+    fixes = nearest_names(name, flag_names(cmd));
+    for (auto& n : fixes) n = dashed(n);
+  }
+  if ((elsewhere || fixes.empty()) && &cmd != &app) out.append(" for ").append(cmd.get_name());
+  if (fixes.empty()) return out.append(" (see '").append(help).append(" --help')");
+  return out.append("; ").append(did_you_mean(fixes));
 }
 
 }  // namespace

@@ -52,36 +52,35 @@ std::size_t typo_distance(const std::string& a, const std::string& b) {
 
 }  // namespace
 
-std::vector<std::string> nearest_names(std::string_view word, const std::vector<std::string>& candidates,
-                                       std::size_t max) {
+std::vector<std::string> nearest_names(std::string_view word, const std::vector<std::string>& candidates) {
   std::vector<std::string> out;
   // A word longer than any name is no typo of one, and the table grows with its length.
   if (word.size() > 256) return out;
   const std::string low = ascii_lower(word);
   const std::size_t reach = low.size() < 3 ? 0 : std::max<std::size_t>(1, low.size() / 3);
-  // Lower is better: the typo distance when within reach, else (from kPrefix on) the length of
-  // a name the word begins, else kFar.
-  constexpr std::size_t kPrefix = 1000, kFar = ~std::size_t{0};
+  // Lower is better: the length of a name the word begins, else (from kTypo on) the typo
+  // distance when within reach, else kFar.
+  constexpr std::size_t kTypo = 1000, kFar = ~std::size_t{0};
   auto score = [&](const std::string& name) {
     const std::string c = ascii_lower(name);
+    if (low.size() >= 2 && c.size() > low.size() && c.compare(0, low.size(), low) == 0) return c.size();
     // Beyond reach by length alone: no need to fill the table.
-    if (c.size() <= low.size() + reach && low.size() <= c.size() + reach) {
-      if (std::size_t d = typo_distance(low, c); d <= reach) return d;
-    }
-    return low.size() >= 2 && c.size() > low.size() && c.compare(0, low.size(), low) == 0 ? kPrefix + c.size() : kFar;
+    if (c.size() > low.size() + reach || low.size() > c.size() + reach) return kFar;
+    const std::size_t d = typo_distance(low, c);
+    return d <= reach ? kTypo + d : kFar;
   };
   std::size_t best = kFar;
   for (const auto& c : candidates) best = std::min(best, score(c));
-  // Level by level, ties in the candidates' order: of the typos only the nearest (a name two
-  // typos away is a worse guess, not an alternative), of the beginnings the shortest first.
-  while (best != kFar && out.size() < max) {
+  // Level by level, ties in the candidates' order: of the beginnings the shortest first, of the
+  // typos only the nearest (a name two typos away is a worse guess, not an alternative).
+  while (best != kFar) {
     std::size_t next = kFar;
     for (const auto& c : candidates) {
       const std::size_t s = score(c);
       if (s > best) next = std::min(next, s);
-      if (s == best && out.size() < max && std::find(out.begin(), out.end(), c) == out.end()) out.push_back(c);
+      if (s == best && std::find(out.cbegin(), out.cend(), c) == out.cend()) out.push_back(c);
     }
-    if (best < kPrefix) break;
+    if (next >= kTypo) break;
     best = next;
   }
   return out;
@@ -89,8 +88,10 @@ std::vector<std::string> nearest_names(std::string_view word, const std::vector<
 
 std::string did_you_mean(const std::vector<std::string>& names) {
   if (names.empty()) return {};
+  // Three at most: more is a list to read, not a guess.
+  const std::size_t n = std::min<std::size_t>(names.size(), 3);
   std::string out = "did you mean " + names[0];
-  for (std::size_t i = 1; i < names.size(); ++i) out += (i + 1 == names.size() ? " or " : ", ") + names[i];
+  for (std::size_t i = 1; i < n; ++i) out += (i + 1 == n ? " or " : ", ") + names[i];
   return out + "?";
 }
 
