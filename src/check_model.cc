@@ -96,7 +96,7 @@ Getenv pod_getenv(const json& container, const std::string& pod_ns) {
 void resolve_args(WindowJob& job, const CommandLine& cli, const Getenv& getenv) {
   const Flags& f = job.flags;
   job.kind = find_kind(f.kind);
-  if (!job.kind) throw ConfigError("unknown --kind \"" + f.kind + "\": use one of " + kinds_help());
+  if (!job.kind) throw ConfigError(unknown_kind_flag(f.kind));
   if (std::string problem = cli.flags_problem(); !problem.empty()) throw ConfigError(problem);
   job.target_ns = default_namespace(f.ns, getenv);
   // Names as arguments, then --kustomizations, then --targets.

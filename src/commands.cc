@@ -213,7 +213,7 @@ CommandOptions command_options(const CommandLine& cli, const Build& build) {
   opt.command = f.command;
   opt.schedule = parse_schedule({f.windows, f.denies, f.freezes});
   opt.kind = find_kind(f.kind);
-  if (!opt.kind) throw ConfigError("unknown --kind \"" + f.kind + "\": use one of " + kinds_help());
+  if (!opt.kind) throw ConfigError(unknown_kind_flag(f.kind));
   if (std::string problem = cli.flags_problem(); !problem.empty()) throw ConfigError(problem);
   // Names as arguments, as flux and kubectl take them, then --kustomizations.
   opt.names = f.args;
