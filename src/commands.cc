@@ -24,7 +24,7 @@ namespace {
 
 std::chrono::milliseconds duration_flag(const std::string& flag, const std::string& value) {
   auto d = parse_go_duration(value);
-  if (!d) throw ConfigError("invalid " + flag + " \"" + value + "\": use a duration like 30s, 5m or 1h30m");
+  if (!d) throw ConfigError("invalid " + flag + " \"" + value + "\": " + go_duration_problem(value));
   // Durations are added to clocks (deadlines, override ends); a century keeps every sum far
   // from where the nanosecond counts wrap (2262 for the system clock).
   if (*d > std::chrono::hours(876000)) {
