@@ -377,6 +377,11 @@ std::string CommandLine::flags_problem() const {
   if (f.reason.size() > 1024) return "--reason is longer than 1024 characters";
   // It is written into annotations and Events, which are JSON: UTF-8 only.
   if (!valid_utf8(f.reason)) return "--reason is not valid UTF-8";
+  // One line, as annotations and Events are shown (kubectl, flux get, notification Alerts): a
+  // newline would forge another line there, an escape sequence would reach a terminal. printable
+  // changes exactly those characters (C0 with tab and newline, DEL, C1).
+  if (printable(f.reason) != f.reason)
+    return "--reason has a control character (tab, newline, ESC, ...): give one line";
   if (f.scheduled && !f.override_for.empty())
     return "--scheduled and --for exclude each other: a scheduled run never sets an override";
   return {};

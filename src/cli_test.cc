@@ -187,6 +187,18 @@ TEST_CASE("an unknown flag or command says what was probably meant") {
   CHECK(refusal({"version", "extra"}).starts_with("The following argument was not expected: extra"));
 }
 
+TEST_CASE("--reason is one line of text: no control character, C0, DEL or C1") {
+  CHECK(refusal({"close", "a", "--reason", "INC-1234 hotfix: d\u00e9ploiement \u2014 ok"}) == "");
+  const std::string refused = "--reason has a control character (tab, newline, ESC, ...): give one line";
+  for (const char* bad : {"a\tb", "two\nlines", "cr\r", "\x1b[31mred", "nul\x01", "del\x7f", "nel\xc2\x85",
+                          "csi\xc2\x9b"
+                          "2J"}) {
+    CAPTURE(bad);
+    CHECK(refusal({"close", "a", "--reason", bad}) == refused);
+  }
+  CHECK(refusal({"close", "a", "--reason", "bad\xff"}) == "--reason is not valid UTF-8");
+}
+
 TEST_CASE("command names list aliases only when asked") {
   auto plain = command_names(false);
   auto all = command_names(true);
