@@ -113,7 +113,8 @@ ApiError ApiError::from_response(int code, std::string_view body, const std::opt
 std::string access_hint(int code, std::string_view method, std::string_view path, const Config& config) {
   if (code != 401 && code != 403) return {};
   const bool in_cluster = config.origin.starts_with("in-cluster");
-  std::string out = in_cluster ? "ServiceAccount " + config.identity + " (token " + config.credentials.token_file + ")"
+  // The identity is the token's `sub` in a pod, or a stand-in when the token is no JWT.
+  std::string out = in_cluster ? "ServiceAccount token " + config.credentials.token_file + " (" + config.identity + ")"
                                : config.origin + ", user " + config.identity;
   if (code == 401) {
     return out.append(": the API server does not accept these credentials (expired or revoked?); ")

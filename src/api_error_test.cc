@@ -74,12 +74,12 @@ TEST_CASE("a 401 or 403 says whose credentials were refused and what to do, neve
   pod.credentials.token = "s3cr3t-token";
   pod.credentials.token_file = "/var/run/secrets/kubernetes.io/serviceaccount/token";
   CHECK(windowctl::access_hint(401, "GET", ks + "/apps-rw", pod) ==
-        "ServiceAccount system:serviceaccount:flux-system:windowctl (token "
-        "/var/run/secrets/kubernetes.io/serviceaccount/token): the API server does not accept these credentials "
+        "ServiceAccount token /var/run/secrets/kubernetes.io/serviceaccount/token "
+        "(system:serviceaccount:flux-system:windowctl): the API server does not accept these credentials "
         "(expired or revoked?); does the ServiceAccount still exist?");
   const std::string sa =
-      "ServiceAccount system:serviceaccount:flux-system:windowctl (token "
-      "/var/run/secrets/kubernetes.io/serviceaccount/token) may not ";
+      "ServiceAccount token /var/run/secrets/kubernetes.io/serviceaccount/token "
+      "(system:serviceaccount:flux-system:windowctl) may not ";
   const std::string grant = ": grant it with an RBAC Role and binding (windowctl's are in kustomize/base/access)";
   // The verb as RBAC names it: a GET of a collection is list; the core group has no suffix.
   CHECK(windowctl::access_hint(403, "GET", ks + "?labelSelector=a%3Db&limit=500", pod) ==
