@@ -111,9 +111,8 @@ std::vector<std::string> flag_names(const CLI::App& cmd) {
 
 std::string dashed(const std::string& name) { return (name.size() == 1 ? "-" : "--") + name; }
 
-// What CLI11 left over, when one of them is a flag: "unknown flag --X" and the fix, the flag
-// `cmd` takes that was probably meant or the commands that do take it. "" when the leftovers
-// are arguments.
+// What CLI11 left over, when one of them is a flag: "unknown flag --X" and the flags of `cmd`
+// that were probably meant. "" when the leftovers are arguments.
 std::string unknown_flag(const CLI::App& app, const CLI::App& cmd, const std::vector<std::string>& leftovers,
                          const std::string& help) {
   auto arg = std::find_if(leftovers.begin(), leftovers.end(),
@@ -122,20 +121,12 @@ std::string unknown_flag(const CLI::App& app, const CLI::App& cmd, const std::ve
   const bool is_long = (*arg)[1] == '-';
   const std::string name = is_long ? arg->substr(2, arg->find('=') - 2) : arg->substr(1, 1);
   std::string out = "unknown flag " + printable(dashed(name), 64);
-  // A flag of another command: the fix is that command, not a look-alike flag.
-  std::vector<std::string> fixes;
-  for (const CLI::App* other : app.get_subcommands({})) {
-    const auto names = flag_names(*other);
-    if (std::find(names.cbegin(), names.cend(), name) != names.cend())
-      fixes.push_back(other->get_name() + " " + dashed(name));
+  std::vector<std::string> fixes = nearest_names(name, flag_names(cmd));
+  if (fixes.empty()) {
+    if (&cmd != &app) out.append(" for ").append(cmd.get_name());
+    return out.append(" (see '").append(help).append(" --help')");
   }
-  const bool elsewhere = !fixes.empty();
-  if (!elsewhere) {
-    fixes = nearest_names(name, flag_names(cmd));
-    for (auto& n : fixes) n = dashed(n);
-  }
-  if ((elsewhere || fixes.empty()) && &cmd != &app) out.append(" for ").append(cmd.get_name());
-  if (fixes.empty()) return out.append(" (see '").append(help).append(" --help')");
+  for (auto& n : fixes) n = dashed(n);
   return out.append("; ").append(did_you_mean(fixes));
 }
 

@@ -24,7 +24,6 @@ def assert_one_error_line(p, api, message):
     (["close", "--kustomization=apps-rw"], "unknown flag --kustomization; did you mean --kustomizations?"),
     (["status", "--all-namespace"], "unknown flag --all-namespace; did you mean --all-namespaces?"),
     (["--context", "x", "close", "apps-rw", "--dryrun"], "unknown flag --dryrun; did you mean --dry-run?"),
-    (["close", "apps-rw", "--wait"], "unknown flag --wait for close; did you mean open --wait?"),
     (["close", "apps-rw", "--zzzzz"], "unknown flag --zzzzz for close (see 'windowctl close --help')"),
     (["clsoe", "apps-rw"], 'unknown command "clsoe"; did you mean close?'),
     (["resmue", "apps-rw"], 'unknown command "resmue"; did you mean resume?'),
