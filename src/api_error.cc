@@ -150,7 +150,11 @@ std::string access_hint(int code, std::string_view method, std::string_view path
     if (grouped) out.append(".").append(parts[1]);
     out.append(ns.empty() ? " cluster-wide" : " in namespace ").append(ns);
   }
-  return out.append(": grant it with an RBAC Role and binding (windowctl's are in kustomize/base/access)");
+  // In every namespace, a ClusterRole: the all-namespaces component has windowctl's.
+  return out.append(ns.empty()
+                        ? ": grant it with an RBAC ClusterRole and ClusterRoleBinding (windowctl's are in "
+                          "kustomize/components/all-namespaces)"
+                        : ": grant it with an RBAC Role and RoleBinding (windowctl's are in kustomize/base/access)");
 }
 
 std::string ApiError::summary() const {

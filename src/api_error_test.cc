@@ -67,7 +67,7 @@ TEST_CASE("a 401 or 403 says whose credentials were refused and what to do, neve
   CHECK(windowctl::access_hint(403, "PATCH", ks + "/apps-rw?fieldManager=windowctl", kubeconfig) ==
         "kubeconfig /home/me/.kube/config, context prod, user me@prod may not patch "
         "kustomizations.kustomize.toolkit.fluxcd.io in namespace flux-system: grant it with an RBAC Role and "
-        "binding (windowctl's are in kustomize/base/access)");
+        "RoleBinding (windowctl's are in kustomize/base/access)");
   windowctl::Config pod;
   pod.origin = "in-cluster (/var/run/secrets/kubernetes.io/serviceaccount)";
   pod.identity = "system:serviceaccount:flux-system:windowctl";
@@ -80,16 +80,20 @@ TEST_CASE("a 401 or 403 says whose credentials were refused and what to do, neve
   const std::string sa =
       "ServiceAccount token /var/run/secrets/kubernetes.io/serviceaccount/token "
       "(system:serviceaccount:flux-system:windowctl) may not ";
-  const std::string grant = ": grant it with an RBAC Role and binding (windowctl's are in kustomize/base/access)";
+  const std::string grant = ": grant it with an RBAC Role and RoleBinding (windowctl's are in kustomize/base/access)";
+  // In every namespace (or none): a ClusterRole, as -A's component has.
+  const std::string cluster_grant =
+      ": grant it with an RBAC ClusterRole and ClusterRoleBinding (windowctl's are in "
+      "kustomize/components/all-namespaces)";
   // The verb as RBAC names it: a GET of a collection is list; the core group has no suffix.
   CHECK(windowctl::access_hint(403, "GET", ks + "?labelSelector=a%3Db&limit=500", pod) ==
         sa + "list kustomizations.kustomize.toolkit.fluxcd.io in namespace flux-system" + grant);
   CHECK(windowctl::access_hint(403, "GET", "/apis/helm.toolkit.fluxcd.io/v2/helmreleases", pod) ==
-        sa + "list helmreleases.helm.toolkit.fluxcd.io cluster-wide" + grant);
+        sa + "list helmreleases.helm.toolkit.fluxcd.io cluster-wide" + cluster_grant);
   CHECK(windowctl::access_hint(403, "POST", "/api/v1/namespaces/apps/events", pod) ==
         sa + "create events in namespace apps" + grant);
   CHECK(windowctl::access_hint(403, "GET", "/apis/kustomize.toolkit.fluxcd.io", pod) ==
-        sa + "GET /apis/kustomize.toolkit.fluxcd.io" + grant);
+        sa + "GET /apis/kustomize.toolkit.fluxcd.io" + cluster_grant);
   for (int code : {400, 404, 409, 500}) CHECK(windowctl::access_hint(code, "GET", ks, pod).empty());
   for (int code : {401, 403}) {
     CHECK(windowctl::access_hint(code, "GET", ks, pod).find("s3cr3t") == std::string::npos);

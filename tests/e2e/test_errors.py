@@ -112,8 +112,20 @@ def test_403_names_who_may_not_do_what_and_the_rbac_fix(wctl, api):
     assert len(error_lines(p.stderr, ": forbidden: User")) == 2
     assert [line.split(" error ", 1)[1] for line in error_lines(p.stderr, "may not")] == [
         f"kubeconfig {path}, context staging, user readonly may not patch kustomizations.kustomize.toolkit.fluxcd.io "
-        "in namespace flux-system: grant it with an RBAC Role and binding (windowctl's are in kustomize/base/access)"]
+        "in namespace flux-system: grant it with an RBAC Role and RoleBinding (windowctl's are in kustomize/base/access)"]
     assert api.writes == 0
+
+
+def test_403_on_a_cluster_wide_list_names_the_cluster_role(wctl, api):
+    api.add_user(SA_USER, token=wctl.token, rules=[
+        {"namespace": "flux-system", "apiGroups": ["helm.toolkit.fluxcd.io"], "resources": ["helmreleases"],
+         "verbs": ["get", "list", "patch"]}])
+    p = wctl.run("status", "-A", "--kind", "hr")
+    assert p.returncode == 1
+    assert [line.split(" error ", 1)[1] for line in error_lines(p.stderr, "may not")] == [
+        f"ServiceAccount token {wctl.sa_dir}/token ({SA_USER}) may not list helmreleases.helm.toolkit.fluxcd.io "
+        "cluster-wide: grant it with an RBAC ClusterRole and ClusterRoleBinding (windowctl's are in "
+        "kustomize/components/all-namespaces)"]
 
 
 def test_403_on_a_list_in_cluster_names_the_service_account(wctl, api):
@@ -124,5 +136,5 @@ def test_403_on_a_list_in_cluster_names_the_service_account(wctl, api):
     assert p.returncode == 1
     assert [line.split(" error ", 1)[1] for line in error_lines(p.stderr, "may not")] == [
         f"ServiceAccount token {wctl.sa_dir}/token ({SA_USER}) may not list "
-        "kustomizations.kustomize.toolkit.fluxcd.io in namespace flux-system: grant it with an RBAC Role and binding "
+        "kustomizations.kustomize.toolkit.fluxcd.io in namespace flux-system: grant it with an RBAC Role and RoleBinding "
         "(windowctl's are in kustomize/base/access)"]
