@@ -4,6 +4,7 @@
 #include <charconv>
 #include <utility>
 
+#include "config.h"
 #include "json_read.h"
 
 namespace windowctl {
@@ -107,6 +108,53 @@ ApiError ApiError::from_response(int code, std::string_view body, const std::opt
   std::string line = first_line(body);
   std::string message = "HTTP " + std::to_string(code) + (line.empty() ? "" : ": " + line);
   return ApiError(code, reason_from_status("", code), message, nullptr, retry);
+}
+
+std::string access_hint(int code, std::string_view method, std::string_view path, const Config& config) {
+  if (code != 401 && code != 403) return {};
+  const bool in_cluster = config.origin.starts_with("in-cluster");
+  // The identity is the token's `sub` in a pod, or a stand-in when the token is no JWT.
+  std::string out = in_cluster ? "ServiceAccount token " + config.credentials.token_file + " (" + config.identity + ")"
+                               : config.origin + ", user " + config.identity;
+  if (code == 401) {
+    return out.append(": the API server does not accept these credentials (expired or revoked?); ")
+        .append(in_cluster ? "does the ServiceAccount still exist?" : "log in again or renew them");
+  }
+  // /apis/GROUP/VERSION[/namespaces/NS]/RESOURCE[/NAME] (/api/v1/... for the core group), as
+  // RBAC names it: the verb, RESOURCE.GROUP and where.
+  std::vector<std::string_view> parts;
+  for (std::string_view rest = path.substr(0, path.find('?')); !rest.empty();) {
+    rest.remove_prefix(1);
+    parts.push_back(rest.substr(0, rest.find('/')));
+    rest.remove_prefix(parts.back().size());
+  }
+  const bool grouped = parts.size() > 1 && parts[0] == "apis";
+  std::size_t i = grouped ? 3 : 2;
+  std::string_view ns;
+  if (i + 2 < parts.size() && parts[i] == "namespaces") {
+    ns = parts[i + 1];
+    i += 2;
+  }
+  out += " may not ";
+  if (i >= parts.size()) {
+    out.append(method).append(" ").append(path);
+  } else {
+    const bool named = i + 1 < parts.size();
+    out.append(method == "PATCH"    ? "patch"
+               : method == "POST"   ? "create"
+               : method == "DELETE" ? "delete"
+               : named              ? "get"
+                                    : "list")
+        .append(" ")
+        .append(parts[i]);
+    if (grouped) out.append(".").append(parts[1]);
+    out.append(ns.empty() ? " cluster-wide" : " in namespace ").append(ns);
+  }
+  // In every namespace, a ClusterRole: the all-namespaces component has windowctl's.
+  return out.append(ns.empty()
+                        ? ": grant it with an RBAC ClusterRole and ClusterRoleBinding (windowctl's are in "
+                          "kustomize/components/all-namespaces)"
+                        : ": grant it with an RBAC Role and RoleBinding (windowctl's are in kustomize/base/access)");
 }
 
 std::string ApiError::summary() const {

@@ -9,6 +9,8 @@
 
 namespace windowctl {
 
+struct Config;
+
 enum class Reason {
   kBadRequest,
   kUnauthorized,
@@ -51,6 +53,11 @@ class ApiError : public std::runtime_error {
   nlohmann::json details_;
   std::optional<int> retry_after_;
 };
+
+// For a 401 or 403 answer to METHOD PATH: whose credentials were refused (the kubeconfig, its
+// context and user, or the in-cluster ServiceAccount and its token file; never the token) and
+// what to do. "" for any other code.
+std::string access_hint(int code, std::string_view method, std::string_view path, const Config& config);
 
 std::string_view reason_words(Reason reason);
 Reason reason_from_status(std::string_view reason, int code);

@@ -2,6 +2,8 @@
 
 #include <doctest/doctest.h>
 
+#include "config.h"
+
 using windowctl::ApiError;
 using windowctl::Reason;
 
@@ -51,4 +53,50 @@ TEST_CASE("a body nested too deep is read as text, not parsed") {
       R"({"kind":"Status","message":"m","details":)" + std::string(300, '[') + std::string(300, ']') + "}";
   auto e = ApiError::from_response(500, deep, std::nullopt);
   CHECK(e.message().rfind("HTTP 500: {\"kind\":\"Status\"", 0) == 0);
+}
+
+TEST_CASE("a 401 or 403 says whose credentials were refused and what to do, never the token") {
+  windowctl::Config kubeconfig;
+  kubeconfig.origin = "kubeconfig /home/me/.kube/config, context prod";
+  kubeconfig.identity = "me@prod";
+  kubeconfig.credentials.token = "s3cr3t-token";
+  const std::string ks = "/apis/kustomize.toolkit.fluxcd.io/v1/namespaces/flux-system/kustomizations";
+  CHECK(windowctl::access_hint(401, "GET", ks + "/apps-rw", kubeconfig) ==
+        "kubeconfig /home/me/.kube/config, context prod, user me@prod: the API server does not accept these "
+        "credentials (expired or revoked?); log in again or renew them");
+  CHECK(windowctl::access_hint(403, "PATCH", ks + "/apps-rw?fieldManager=windowctl", kubeconfig) ==
+        "kubeconfig /home/me/.kube/config, context prod, user me@prod may not patch "
+        "kustomizations.kustomize.toolkit.fluxcd.io in namespace flux-system: grant it with an RBAC Role and "
+        "RoleBinding (windowctl's are in kustomize/base/access)");
+  windowctl::Config pod;
+  pod.origin = "in-cluster (/var/run/secrets/kubernetes.io/serviceaccount)";
+  pod.identity = "system:serviceaccount:flux-system:windowctl";
+  pod.credentials.token = "s3cr3t-token";
+  pod.credentials.token_file = "/var/run/secrets/kubernetes.io/serviceaccount/token";
+  CHECK(windowctl::access_hint(401, "GET", ks + "/apps-rw", pod) ==
+        "ServiceAccount token /var/run/secrets/kubernetes.io/serviceaccount/token "
+        "(system:serviceaccount:flux-system:windowctl): the API server does not accept these credentials "
+        "(expired or revoked?); does the ServiceAccount still exist?");
+  const std::string sa =
+      "ServiceAccount token /var/run/secrets/kubernetes.io/serviceaccount/token "
+      "(system:serviceaccount:flux-system:windowctl) may not ";
+  const std::string grant = ": grant it with an RBAC Role and RoleBinding (windowctl's are in kustomize/base/access)";
+  // In every namespace (or none): a ClusterRole, as -A's component has.
+  const std::string cluster_grant =
+      ": grant it with an RBAC ClusterRole and ClusterRoleBinding (windowctl's are in "
+      "kustomize/components/all-namespaces)";
+  // The verb as RBAC names it: a GET of a collection is list; the core group has no suffix.
+  CHECK(windowctl::access_hint(403, "GET", ks + "?labelSelector=a%3Db&limit=500", pod) ==
+        sa + "list kustomizations.kustomize.toolkit.fluxcd.io in namespace flux-system" + grant);
+  CHECK(windowctl::access_hint(403, "GET", "/apis/helm.toolkit.fluxcd.io/v2/helmreleases", pod) ==
+        sa + "list helmreleases.helm.toolkit.fluxcd.io cluster-wide" + cluster_grant);
+  CHECK(windowctl::access_hint(403, "POST", "/api/v1/namespaces/apps/events", pod) ==
+        sa + "create events in namespace apps" + grant);
+  CHECK(windowctl::access_hint(403, "GET", "/apis/kustomize.toolkit.fluxcd.io", pod) ==
+        sa + "GET /apis/kustomize.toolkit.fluxcd.io" + cluster_grant);
+  for (int code : {400, 404, 409, 500}) CHECK(windowctl::access_hint(code, "GET", ks, pod).empty());
+  for (int code : {401, 403}) {
+    CHECK(windowctl::access_hint(code, "GET", ks, pod).find("s3cr3t") == std::string::npos);
+    CHECK(windowctl::access_hint(code, "GET", ks, kubeconfig).find("s3cr3t") == std::string::npos);
+  }
 }

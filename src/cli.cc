@@ -6,6 +6,7 @@
 #include "notify.h"
 #include "selector.h"
 #include "text.h"
+#include "util.h"
 
 namespace windowctl {
 namespace {
@@ -86,6 +87,48 @@ std::string examples(const std::string& program, std::initializer_list<std::pair
 }
 
 bool starts_with(std::string_view s, std::string_view prefix) { return s.substr(0, prefix.size()) == prefix; }
+
+std::string unknown_command(std::string_view word, const std::string& program) {
+  std::string out = "unknown command \"" + printable(word, 64) + "\"";
+  if (std::string hint = did_you_mean(nearest_names(word, command_names(true))); !hint.empty()) {
+    return out.append("; ").append(hint);
+  }
+  out += " (commands: ";
+  for (const auto& name : command_names(false)) out.append(name).append(", ");
+  out.resize(out.size() - 2);
+  return out.append("; see '").append(program).append(" help')");
+}
+
+// A flag's names without their dashes: one letter is a short flag, more a long one.
+std::vector<std::string> flag_names(const CLI::App& cmd) {
+  std::vector<std::string> names;
+  for (const CLI::Option* o : cmd.get_options()) {
+    names.insert(names.end(), o->get_snames().begin(), o->get_snames().end());
+    names.insert(names.end(), o->get_lnames().begin(), o->get_lnames().end());
+  }
+  return names;
+}
+
+std::string dashed(const std::string& name) { return (name.size() == 1 ? "-" : "--") + name; }
+
+// What CLI11 left over, when one of them is a flag: "unknown flag --X" and the flags of `cmd`
+// that were probably meant. "" when the leftovers are arguments.
+std::string unknown_flag(const CLI::App& app, const CLI::App& cmd, const std::vector<std::string>& leftovers,
+                         const std::string& help) {
+  auto arg = std::find_if(leftovers.begin(), leftovers.end(),
+                          [](const std::string& a) { return a.size() > 1 && a[0] == '-' && a != "--"; });
+  if (arg == leftovers.end()) return {};
+  const bool is_long = (*arg)[1] == '-';
+  const std::string name = is_long ? arg->substr(2, arg->find('=') - 2) : arg->substr(1, 1);
+  std::string out = "unknown flag " + printable(dashed(name), 64);
+  std::vector<std::string> fixes = nearest_names(name, flag_names(cmd));
+  if (fixes.empty()) {
+    if (&cmd != &app) out.append(" for ").append(cmd.get_name());
+    return out.append(" (see '").append(help).append(" --help')");
+  }
+  for (auto& n : fixes) n = dashed(n);
+  return out.append("; ").append(did_you_mean(fixes));
+}
 
 }  // namespace
 
@@ -325,6 +368,11 @@ std::string CommandLine::flags_problem() const {
   if (f.reason.size() > 1024) return "--reason is longer than 1024 characters";
   // It is written into annotations and Events, which are JSON: UTF-8 only.
   if (!valid_utf8(f.reason)) return "--reason is not valid UTF-8";
+  // One line, as annotations and Events are shown (kubectl, flux get, notification Alerts): a
+  // newline would forge another line there, an escape sequence would reach a terminal. printable
+  // changes exactly those characters (C0 with tab and newline, DEL, C1).
+  if (printable(f.reason) != f.reason)
+    return "--reason has a control character (tab, newline, ESC, ...): give one line";
   if (f.scheduled && !f.override_for.empty())
     return "--scheduled and --for exclude each other: a scheduled run never sets an override";
   return {};
@@ -355,10 +403,7 @@ std::optional<int> CommandLine::parse(std::vector<std::string> args, std::ostrea
   std::size_t first = 0;
   while (first < args.size() && !args[first].empty() && args[first][0] == '-' && args[first] != "--") ++first;
   if (first < args.size() && args[first] != "--" && !find_command(args[first])) {
-    std::string list;
-    for (const auto& name : command_names(false)) list += (list.empty() ? "" : ", ") + name;
-    return usage_error("unknown command \"" + args[first].substr(0, 64) + "\" (commands: " + list + "; see '" +
-                       program_ + " help')");
+    return usage_error(unknown_command(args[first], program_));
   }
   // `--notify` alone asks for the default receiver. The next argument is its URL only when it
   // is one ("://" cannot be in a Kubernetes name); otherwise it is a target name.
@@ -381,6 +426,12 @@ std::optional<int> CommandLine::parse(std::vector<std::string> args, std::ostrea
     const auto subs = app_->get_subcommands();
     if (!subs.empty()) flags_.command = row_of(subs.front());
     std::string where = subs.empty() ? program_ : program_ + " " + subs.front()->get_name();
+    // An unknown flag first, whatever else CLI11 found: a flag it did not know is often the
+    // value it then misses (schedule --windw EXPR: "--window is required").
+    if (std::string flag = unknown_flag(*app_, subs.empty() ? *app_ : *subs.front(), app_->remaining(true), where);
+        !flag.empty()) {
+      return usage_error(flag);
+    }
     return usage_error(std::string(e.what()) + " (see '" + where + " --help')");
   }
   if (app_->get_subcommands().empty()) {
@@ -401,9 +452,7 @@ std::optional<int> CommandLine::parse(std::vector<std::string> args, std::ostrea
       topic = app_->get_subcommand(flags_.topic);
     } catch (const CLI::OptionNotFound&) {
     }
-    if (!topic) {
-      return usage_error("unknown command \"" + flags_.topic.substr(0, 64) + "\" (see '" + program_ + " help')");
-    }
+    if (!topic) return usage_error(unknown_command(flags_.topic, program_));
     out << topic->help(program_);
     return kExitOk;
   }

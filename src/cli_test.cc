@@ -146,6 +146,57 @@ TEST_CASE("a refused command line still names its command") {
   CHECK(problem.find("--bogus") != std::string::npos);
 }
 
+namespace {
+// The one line a refused command line gets (what main logs), or "" when it parses.
+std::string refusal(Args args) {
+  CommandLine cli;
+  std::ostringstream out;
+  std::string problem;
+  if (cli.parse(std::move(args), out, &problem) != kExitUsage) return cli.flags_problem();
+  return problem;
+}
+}  // namespace
+
+TEST_CASE("an unknown flag or command says what was probably meant") {
+  CHECK(refusal({"close", "--kustomization", "apps-rw"}) ==
+        "unknown flag --kustomization; did you mean --kustomizations?");
+  CHECK(refusal({"close", "--kustomization=apps-rw"}) ==
+        "unknown flag --kustomization; did you mean --kustomizations?");
+  CHECK(refusal({"close", "apps-rw", "--dryrun"}) == "unknown flag --dryrun; did you mean --dry-run?");
+  CHECK(refusal({"status", "--all-namespace"}) == "unknown flag --all-namespace; did you mean --all-namespaces?");
+  CHECK(refusal({"close", "-a", "-l", "x"}) == "unknown flag -a; did you mean -A?");
+  CHECK(refusal({"close", "--re"}) == "unknown flag --re; did you mean --reason, --relabel or --request-timeout?");
+  // Nothing near among close's own flags (--wait is open's): its help lists them.
+  CHECK(refusal({"close", "apps-rw", "--wait"}) == "unknown flag --wait for close (see 'windowctl close --help')");
+  // Before a required flag's complaint: the unknown one is why it is missing.
+  CHECK(refusal({"schedule", "--windw", "0 8 * * * for 1h"}) == "unknown flag --windw; did you mean --window?");
+  // Nothing near: where the flags are listed.
+  CHECK(refusal({"close", "--zzzzz"}) == "unknown flag --zzzzz for close (see 'windowctl close --help')");
+  CHECK(refusal({"--frobnicate"}) == "unknown flag --frobnicate (see 'windowctl --help')");
+  // Commands, aliases included, as the first word and as help's topic.
+  CHECK(refusal({"clsoe", "apps-rw"}) == "unknown command \"clsoe\"; did you mean close?");
+  CHECK(refusal({"suspnd", "apps-rw"}) == "unknown command \"suspnd\"; did you mean suspend?");
+  CHECK(refusal({"help", "stauts"}) == "unknown command \"stauts\"; did you mean status?");
+  CHECK(
+      refusal({"frobnicate"}) ==
+      "unknown command \"frobnicate\" (commands: close, open, relabel, adopt, sync, schedule, status, check, version, "
+      "completion, help; see 'windowctl help')");
+  // An argument too many is no flag: CLI11's own words stay.
+  CHECK(refusal({"version", "extra"}).starts_with("The following argument was not expected: extra"));
+}
+
+TEST_CASE("--reason is one line of text: no control character, C0, DEL or C1") {
+  CHECK(refusal({"close", "a", "--reason", "INC-1234 hotfix: d\u00e9ploiement \u2014 ok"}) == "");
+  const std::string refused = "--reason has a control character (tab, newline, ESC, ...): give one line";
+  for (const char* bad : {"a\tb", "two\nlines", "cr\r", "\x1b[31mred", "nul\x01", "del\x7f", "nel\xc2\x85",
+                          "csi\xc2\x9b"
+                          "2J"}) {
+    CAPTURE(bad);
+    CHECK(refusal({"close", "a", "--reason", bad}) == refused);
+  }
+  CHECK(refusal({"close", "a", "--reason", "bad\xff"}) == "--reason is not valid UTF-8");
+}
+
 TEST_CASE("command names list aliases only when asked") {
   auto plain = command_names(false);
   auto all = command_names(true);

@@ -2,6 +2,7 @@
 
 #include <spdlog/spdlog.h>
 
+#include <algorithm>
 #include <thread>
 
 #include "api_error.h"
@@ -213,6 +214,12 @@ std::string Client::fetch(std::string_view method, const std::string& path, cons
       continue;
     }
     ApiError error = ApiError::from_response(response.status, response.body, response.header("Retry-After"));
+    // Whose credentials were refused, and the fix: once, however many targets it fails.
+    if (std::string hint = access_hint(response.status, method, path, config_);
+        !hint.empty() && std::find(access_hints_.cbegin(), access_hints_.cend(), hint) == access_hints_.cend()) {
+      spdlog::error("{}", printable(hint));
+      access_hints_.push_back(std::move(hint));
+    }
     if (retryable_status(response.status)) {
       std::optional<int> retry_after;
       if (response.status == 429 || response.status == 503) retry_after = error.retry_after_seconds();

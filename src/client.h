@@ -8,6 +8,7 @@
 #include <random>
 #include <string>
 #include <string_view>
+#include <vector>
 
 #include "config.h"
 #include "http.h"
@@ -67,6 +68,7 @@ class Client {
   std::string host_header_;
   std::mt19937_64 rng_;
   ClientStats stats_;
+  std::vector<std::string> access_hints_;  // said already: once per run each
 };
 
 // One line for a failed request, typed by where it failed: "forbidden: ...", "timeout: ...",

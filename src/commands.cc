@@ -24,7 +24,7 @@ namespace {
 
 std::chrono::milliseconds duration_flag(const std::string& flag, const std::string& value) {
   auto d = parse_go_duration(value);
-  if (!d) throw ConfigError("invalid " + flag + " \"" + value + "\": use a duration like 30s, 5m or 1h30m");
+  if (!d) throw ConfigError("invalid " + flag + " \"" + value + "\": " + go_duration_problem(value));
   // Durations are added to clocks (deadlines, override ends); a century keeps every sum far
   // from where the nanosecond counts wrap (2262 for the system clock).
   if (*d > std::chrono::hours(876000)) {
@@ -213,7 +213,7 @@ CommandOptions command_options(const CommandLine& cli, const Build& build, const
   opt.command = f.command;
   opt.schedule = parse_schedule({f.windows, f.denies, f.freezes});
   opt.kind = find_kind(f.kind);
-  if (!opt.kind) throw ConfigError("unknown --kind \"" + f.kind + "\": use one of " + kinds_help());
+  if (!opt.kind) throw ConfigError(unknown_kind_flag(f.kind));
   if (std::string problem = cli.flags_problem(); !problem.empty()) throw ConfigError(problem);
   // Names as arguments, as flux and kubectl take them, then --kustomizations.
   opt.names = f.args;

@@ -1,11 +1,13 @@
 #include "kinds.h"
 
+#include <algorithm>
 #include <array>
 #include <stdexcept>
 
 #include "http.h"
 #include "json_read.h"
 #include "targets.h"
+#include "text.h"
 #include "util.h"
 
 namespace windowctl {
@@ -144,6 +146,31 @@ const KindAdapter* find_kind(std::string_view name) {
     if (matches(k, name)) return &k;
   }
   return nullptr;
+}
+
+std::vector<std::string> nearest_kinds(std::string_view name) {
+  std::vector<std::string> names;
+  for (const auto& k : kTable) {
+    names.emplace_back(k.kind);
+    names.emplace_back(k.plural);
+    any_word(k.aliases, [&](std::string_view alias) {
+      names.emplace_back(alias);
+      return false;
+    });
+  }
+  std::vector<std::string> out;
+  // By the kind's own name, once: "helmrel" begins both HelmRelease and helmreleases.
+  for (const auto& n : nearest_names(name, names)) {
+    std::string kind(find_kind(n)->kind);
+    if (std::find(out.cbegin(), out.cend(), kind) == out.cend()) out.push_back(std::move(kind));
+  }
+  return out;
+}
+
+std::string unknown_kind_flag(std::string_view value) {
+  std::string out = "unknown --kind \"" + printable(value, 64);
+  std::string hint = did_you_mean(nearest_kinds(value));
+  return hint.empty() ? out.append("\": use one of ").append(kinds_help()) : out.append("\"; ").append(hint);
 }
 
 ReadyVerdict kind_readiness(const KindAdapter& kind, const nlohmann::json& object, const std::string& token) {

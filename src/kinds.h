@@ -45,6 +45,12 @@ std::string kinds_help();
 // Case-insensitive: the kind, the plural, KIND.GROUP, PLURAL.GROUP and each alias.
 const KindAdapter* find_kind(std::string_view name);
 
+// The kinds a mistyped kind probably meant (nearest_names over every kind, plural and alias), by
+// their own names; empty when no kind is near.
+std::vector<std::string> nearest_kinds(std::string_view name);
+// Why --kind VALUE is refused: the kind it probably meant, else every kind there is.
+std::string unknown_kind_flag(std::string_view value);
+
 // Readiness after open as the kind defines it: Flux's Ready condition (readiness.h) for kinds
 // with a status; for a static kind, ready as soon as it exists unless it does report a Ready
 // condition (an older served version), which then counts. A token is waited for only on kinds

@@ -23,6 +23,21 @@ TEST_CASE("kinds are found by kind, plural and short name") {
   CHECK(find_kind("kustomization.") == nullptr);
 }
 
+TEST_CASE("an unknown kind says the kind probably meant, once per kind") {
+  using V = std::vector<std::string>;
+  CHECK(nearest_kinds("kustomizaton") == V{"Kustomization"});
+  CHECK(nearest_kinds("Kustomisation") == V{"Kustomization"});
+  CHECK(nearest_kinds("gitrepos") == V{"GitRepository"});
+  CHECK(nearest_kinds("helmrel") == V{"HelmRelease"});  // and helmreleases: one kind, said once
+  CHECK(nearest_kinds("imgupdate") == V{"ImageUpdateAutomation"});
+  CHECK(nearest_kinds("hrr") == V{"HelmRelease"});
+  CHECK(nearest_kinds("helm") == V{"HelmRepository", "HelmChart", "HelmRelease"});
+  CHECK(nearest_kinds("ExternalArtifact").empty());
+  CHECK(unknown_kind_flag("kustomizaton") == "unknown --kind \"kustomizaton\"; did you mean Kustomization?");
+  CHECK(unknown_kind_flag("ExternalArtifact") == "unknown --kind \"ExternalArtifact\": use one of " + kinds_help());
+  CHECK(unknown_kind_flag("\x1b[2J") == "unknown --kind \"\\x1b[2J\": use one of " + kinds_help());
+}
+
 TEST_CASE("every suspendable Flux kind is a row with its group, plural and version") {
   // kind, group, plural, preferred (storage version of Flux v2.9's CRD), has a status
   struct Row {

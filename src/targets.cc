@@ -4,6 +4,7 @@
 
 #include "errors.h"
 #include "kinds.h"
+#include "util.h"
 
 namespace windowctl {
 
@@ -66,8 +67,9 @@ std::vector<Target> parse_kind_targets(const std::vector<std::string>& values, c
     Target t;
     t.kind = find_kind(item.substr(0, first));
     if (!t.kind) {
+      std::string hint = did_you_mean(nearest_kinds(item.substr(0, first)));
       throw ConfigError("unknown kind \"" + std::string(item.substr(0, first)) + "\" in --targets entry \"" +
-                        std::string(item) + "\" (see --kind in windowctl --help)");
+                        std::string(item) + (hint.empty() ? "\" (see --kind in windowctl --help)" : "\"; " + hint));
     }
     std::string_view rest = item.substr(first + 1);
     auto second = rest.find('/');

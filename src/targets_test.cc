@@ -57,7 +57,15 @@ TEST_CASE("--targets: every entry is checked, and a bad one names itself") {
   CHECK_THROWS_WITH_AS(parse_kind_targets({"apps-rw"}, "ns"),
                        "--targets entry \"apps-rw\" has no kind: use KIND/NAME or KIND/NAMESPACE/NAME", ConfigError);
   CHECK_THROWS_WITH_AS(parse_kind_targets({"ks/a,gitrepos/x"}, "ns"),
-                       "unknown kind \"gitrepos\" in --targets entry \"gitrepos/x\" (see --kind in windowctl --help)",
+                       "unknown kind \"gitrepos\" in --targets entry \"gitrepos/x\"; did you mean GitRepository?",
+                       ConfigError);
+  CHECK_THROWS_WITH_AS(parse_kind_targets({"kustomizaton/apps/a"}, "ns"),
+                       "unknown kind \"kustomizaton\" in --targets entry \"kustomizaton/apps/a\"; did you mean "
+                       "Kustomization?",
+                       ConfigError);
+  CHECK_THROWS_WITH_AS(parse_kind_targets({"ExternalArtifact/x"}, "ns"),
+                       "unknown kind \"ExternalArtifact\" in --targets entry \"ExternalArtifact/x\" (see --kind in "
+                       "windowctl --help)",
                        ConfigError);
   CHECK_THROWS_WITH_AS(parse_kind_targets({"ks/a,,hr/b"}, "ns"), "empty name in --targets \"ks/a,,hr/b\"", ConfigError);
   CHECK_THROWS_WITH_AS(parse_kind_targets({"ks/Bad_NS/x"}, "ns"), "invalid namespace \"Bad_NS\" in \"ks/Bad_NS/x\"",

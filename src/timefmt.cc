@@ -8,6 +8,8 @@
 #include <cstdlib>
 #include <limits>
 
+#include "text.h"
+
 namespace windowctl {
 
 using namespace std::chrono;
@@ -160,16 +162,19 @@ std::string human_duration(seconds d) {
 
 namespace windowctl {
 
+namespace {
+struct Unit {
+  std::string_view name;
+  std::uint64_t ns;
+};
+// "ms" before "m"; U+00B5 (micro sign) and U+03BC (Greek mu) both spell µs, as in Go.
+constexpr Unit kUnits[] = {{"ns", 1},       {"us", 1000},      {"\u00b5s", 1000},  {"\u03bcs", 1000},
+                           {"ms", 1000000}, {"s", 1000000000}, {"m", 60000000000}, {"h", 3600000000000}};
+}  // namespace
+
 std::optional<std::chrono::nanoseconds> parse_go_duration(std::string_view s) {
   if (s == "0") return std::chrono::nanoseconds(0);
   if (s.empty()) return std::nullopt;
-  struct Unit {
-    std::string_view name;
-    std::uint64_t ns;
-  };
-  // "ms" before "m"; U+00B5 (micro sign) and U+03BC (Greek mu) both spell µs, as in Go.
-  static constexpr Unit kUnits[] = {{"ns", 1},       {"us", 1000},      {"\u00b5s", 1000},  {"\u03bcs", 1000},
-                                    {"ms", 1000000}, {"s", 1000000000}, {"m", 60000000000}, {"h", 3600000000000}};
   constexpr std::uint64_t kMax = std::numeric_limits<std::int64_t>::max();
   std::uint64_t total = 0;
   auto digit = [&](std::size_t i) { return i < s.size() && s[i] >= '0' && s[i] <= '9'; };
@@ -216,6 +221,35 @@ std::optional<std::chrono::nanoseconds> parse_go_duration(std::string_view s) {
     }
   }
   return std::chrono::nanoseconds(static_cast<std::int64_t>(total));
+}
+
+std::string go_duration_problem(std::string_view s) {
+  constexpr std::string_view kDigits = "0123456789.";
+  // The unit as Go reads it: what follows the first number, up to the next one.
+  const std::size_t i = s.find_first_not_of(kDigits), end = s.find_first_of(kDigits, i);
+  const std::string_view unit = i == std::string_view::npos ? "" : s.substr(i, end - i);
+  // No number first, or a unit Go knows: the fault is elsewhere (a sign, a space, the size).
+  if (i == 0 || s.empty() ||
+      std::any_of(std::begin(kUnits), std::end(kUnits), [&](const Unit& u) { return u.name == unit; })) {
+    return "use a duration like 30s, 5m or 1h30m";
+  }
+  std::string out = "no unit";
+  if (!unit.empty()) out.append(" \"").append(printable(unit, 16)).append("\"");
+  // Days and weeks are what people write, and what Go (so kubectl, Flux and windowctl) lacks:
+  // "2d" is exactly 48h; of "1.5d" or "1d12h" say what a day is.
+  if (std::uint64_t hours = unit == "d" ? 24 : unit == "w" ? 168 : 0) {
+    std::uint64_t n = 0;
+    const bool whole = end == std::string_view::npos && i <= 6 && s.find('.') == std::string_view::npos;
+    if (whole) {
+      std::from_chars(s.data(), s.data() + i, n);
+      hours *= n;
+      out += ": use ";
+    } else {
+      out.append(": 1").append(unit).append(" is ");
+    }
+    out.append(std::to_string(hours)) += 'h';
+  }
+  return out.append(" (units: ns, us, ms, s, m, h)");
 }
 
 }  // namespace windowctl

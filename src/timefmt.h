@@ -37,6 +37,9 @@ namespace windowctl {
 // alone. Exact to the nanosecond (digits past the 19th after a point are dropped) and, as Go,
 // at most 2562047h47m16.854775807s; no sign, as no windowctl duration is negative.
 std::optional<std::chrono::nanoseconds> parse_go_duration(std::string_view text);
+// Why `text` is no such duration, for a message after its quoted self; the fix when it is a
+// unit Go has no word for (`no unit "d": use 24h (units: ns, us, ms, s, m, h)`).
+std::string go_duration_problem(std::string_view text);
 }  // namespace windowctl
 
 namespace windowctl {

@@ -114,3 +114,22 @@ TEST_CASE("Go durations are exact to the nanosecond and end where Go's do") {
     CHECK_MESSAGE(!parse_go_duration(bad).has_value(), bad);
   }
 }
+
+TEST_CASE("a refused duration says why, and days and weeks say their hours") {
+  const std::string units = " (units: ns, us, ms, s, m, h)";
+  CHECK(go_duration_problem("1d") == "no unit \"d\": use 24h" + units);
+  CHECK(go_duration_problem("2d") == "no unit \"d\": use 48h" + units);
+  CHECK(go_duration_problem("1w") == "no unit \"w\": use 168h" + units);
+  CHECK(go_duration_problem("1.5d") == "no unit \"d\": 1d is 24h" + units);
+  CHECK(go_duration_problem("1d12h") == "no unit \"d\": 1d is 24h" + units);
+  CHECK(go_duration_problem("3w2d") == "no unit \"w\": 1w is 168h" + units);
+  CHECK(go_duration_problem("5min") == "no unit \"min\"" + units);
+  CHECK(go_duration_problem("1H") == "no unit \"H\"" + units);
+  CHECK(go_duration_problem("30") == "no unit" + units);
+  CHECK(go_duration_problem("1\x1b[2J") == "no unit \"\\x1b[\"" + units);  // never an escape to the terminal
+  // A known unit, or no number: the fault is elsewhere.
+  for (const char* other : {"-5m", "soon", "", "99999999999999999999h", ".s"}) {
+    CAPTURE(other);
+    CHECK(go_duration_problem(other) == "use a duration like 30s, 5m or 1h30m");
+  }
+}

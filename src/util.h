@@ -4,6 +4,7 @@
 
 #include <string>
 #include <string_view>
+#include <vector>
 
 namespace windowctl {
 
@@ -15,5 +16,14 @@ bool iequals_ascii(std::string_view a, std::string_view b);
 // How windowctl names an object to people: "NAMESPACE/NAME", or "kind/NAMESPACE/NAME" with its
 // kind in lower case when the kind is given (a run over more than one kind).
 std::string object_label(std::string_view kind, std::string_view ns, std::string_view name);
+
+// What a mistyped `word` probably meant, for a "did you mean": the candidates it begins (two
+// characters at least: "--kustom"), shortest first; failing that, those fewest typos away
+// (Damerau-Levenshtein: a swap of two neighbours is one typo, as in "clsoe") within a third of
+// its length. ASCII case is ignored; ties keep the candidates' order. None for a word nothing is
+// near, so an unrelated name is never offered.
+std::vector<std::string> nearest_names(std::string_view word, const std::vector<std::string>& candidates);
+// "did you mean a?", "did you mean a or b?", "did you mean a, b or c?" (the first three); "" for none.
+std::string did_you_mean(const std::vector<std::string>& names);
 
 }  // namespace windowctl

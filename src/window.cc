@@ -432,7 +432,7 @@ Window parse_window(std::string_view text) {
     std::string_view duration = tokens[i].text;
     auto d = parse_go_duration(duration);
     std::string quoted = "duration \"" + std::string(duration) + "\"";
-    if (!d) bad_window(text, quoted + " is not a Go duration such as 90m or 81h");
+    if (!d) bad_window(text, quoted + ": " + go_duration_problem(duration));
     if (*d <= nanoseconds(0)) bad_window(text, quoted + " must be positive");
     if (*d % seconds(1) != nanoseconds(0)) bad_window(text, quoted + " must be whole seconds");
     if (*d > kLongest) bad_window(text, quoted + " is longer than 8784h (366 days)");

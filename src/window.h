@@ -49,8 +49,8 @@ struct Window {
   TimeZone zone;                      // UTC unless the window says "in ZONE"
 };
 
-// Throws ConfigError naming the bad part: `invalid window "0 8 * * MON for 81x": duration "81x"
-// is not a Go duration such as 90m or 81h`, or the cron or zone error unchanged.
+// Throws ConfigError naming the bad part: `invalid window "0 8 * * MON for 1d": duration "1d": no
+// unit "d": use 24h (units: ns, us, ms, s, m, h)`, or the cron or zone error unchanged.
 // "to" with a close schedule that never matches names it: `invalid window "...": the close
 // schedule "0 0 30 2 *" never matches`.
 Window parse_window(std::string_view text);

@@ -11,6 +11,7 @@
 #include <limits>
 
 #include "errors.h"
+#include "util.h"
 
 namespace windowctl {
 
@@ -382,6 +383,25 @@ std::shared_ptr<const TimeZone::Data> utc_data() {
   return data;
 }
 
+// The zones under `dir`, for a "did you mean": the files of its first three levels whose names
+// begin with a capital, as every zone's does (posix/, right/, zone.tab and posixrules do not).
+// At most 4096 entries are looked at, so a ZONEINFO that is no tz database costs little.
+std::vector<std::string> zone_names(const std::string& dir) {
+  std::vector<std::string> names;
+  std::error_code ec, file_ec;
+  std::filesystem::recursive_directory_iterator it(dir, ec), end;
+  for (int seen = 0; !ec && it != end && seen < 4096; it.increment(ec), ++seen) {
+    const std::string& path = it->path().native();
+    const char first = path[path.rfind('/') + 1];
+    const bool zone = first >= 'A' && first <= 'Z';
+    if (!zone || it.depth() >= 2) it.disable_recursion_pending();
+    if (zone && it->is_regular_file(file_ec)) names.push_back(path.substr(path.find_first_not_of('/', dir.size())));
+  }
+  // Directory order is the file system's: sorted, the same name wins a tie everywhere.
+  std::sort(names.begin(), names.end());
+  return names;
+}
+
 }  // namespace
 
 TimeZone::TimeZone() : data_(utc_data()) {}
@@ -412,7 +432,9 @@ TimeZone TimeZone::load(std::string_view name, const std::string& dir) {
   std::ifstream in;
   if (std::filesystem::is_regular_file(path, ec)) in.open(path, std::ios::binary);
   if (!in.is_open()) {
-    throw ConfigError("unknown time zone \"" + std::string(name) + "\": no such file in " + dir);
+    std::string message = "unknown time zone \"" + std::string(name) + "\": no such file in " + dir;
+    if (std::string hint = did_you_mean(nearest_names(name, zone_names(dir))); !hint.empty()) message += "; " + hint;
+    throw ConfigError(message);
   }
   std::string data((std::istreambuf_iterator<char>(in)), std::istreambuf_iterator<char>());
   return from_tzif(std::string(name), data);

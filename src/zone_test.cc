@@ -256,12 +256,34 @@ TEST_CASE("zone names are checked before any file is read") {
 
 TEST_CASE("unknown zones are errors, never UTC") {
   CHECK(error_of("Mars/Base") == "unknown time zone \"Mars/Base\": no such file in /usr/share/zoneinfo");
-  CHECK(error_of("Europe") == "unknown time zone \"Europe\": no such file in /usr/share/zoneinfo");
+  // A region is no zone; some of its zones are offered, the shortest names first.
+  CHECK(error_of("Europe").starts_with(
+      "unknown time zone \"Europe\": no such file in /usr/share/zoneinfo; did you mean Europe/"));
   CHECK(error_of("Europe/Zurich", "/nonexistent") ==
         "unknown time zone \"Europe/Zurich\": no such file in /nonexistent");
   CHECK(error_of("leapseconds") == "time zone \"leapseconds\": not a usable TZif file: bad header");
   CHECK(error_of("right/Europe/Zurich") ==
         "time zone \"right/Europe/Zurich\": not a usable TZif file: leap-second (\"right/\") zones are not supported");
+}
+
+TEST_CASE("an unknown zone says the zone of the tz database it probably meant") {
+  CHECK(error_of("Europe/Zurch") ==
+        "unknown time zone \"Europe/Zurch\": no such file in /usr/share/zoneinfo; did you mean Europe/Zurich?");
+  CHECK(error_of("europe/zurich") ==
+        "unknown time zone \"europe/zurich\": no such file in /usr/share/zoneinfo; did you mean Europe/Zurich?");
+  CHECK(error_of("America/New_Yrok").ends_with("; did you mean America/New_York?"));
+  CHECK(error_of("America/Argentina/Buenos_Aire").ends_with("; did you mean America/Argentina/Buenos_Aires?"));
+  // Only zones are offered: not posix/ or right/ (copies), not zone.tab, nothing below three levels.
+  testing::TempDir dir;
+  const std::string zone = file("/usr/share/zoneinfo/Europe/Zurich");
+  for (const char* name : {"Test/Zone", "posix/Test/Zona", "zone.tab", "Test/A/B/Zona", "Test/Dir/Zona/x"})
+    dir.write(name, zone);
+  CHECK(error_of("Test/Zona", dir.path()) ==
+        "unknown time zone \"Test/Zona\": no such file in " + dir.path() + "; did you mean Test/Zone?");
+  CHECK(error_of("Test/A/B/Zon", dir.path()) == "unknown time zone \"Test/A/B/Zon\": no such file in " + dir.path());
+  CHECK(error_of("Test/Dir/Zon", dir.path()).ends_with("no such file in " + dir.path()));
+  CHECK(error_of("zone.ta", dir.path()) ==
+        "invalid time zone name \"zone.ta\": use an IANA name such as Europe/Zurich");
 }
 
 TEST_CASE("ZONEINFO names the zone directory") {

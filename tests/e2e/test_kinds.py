@@ -85,9 +85,12 @@ def test_every_kind_name_plural_and_crd_short_name_is_accepted(kw):
         # A known kind gets as far as the missing targets; an unknown one stops at --kind.
         p = kw.run("close", "--kind", name)
         assert p.returncode == 2 and "close needs targets" in p.stderr, (name, p.stderr)
-    for bad in ("ExternalArtifact", "git", "gitrepositorys", "kustomization.source.toolkit.fluxcd.io"):
+    # An unknown kind near a known one is offered it; else every kind is listed.
+    for bad, fix in (("git", "; did you mean GitRepository?"), ("gitrepositorys", "; did you mean GitRepository?"),
+                     ("ExternalArtifact", ": use one of Kustomization (ks), "),
+                     ("kustomization.source.toolkit.fluxcd.io", ": use one of Kustomization (ks), ")):
         p = kw.run("close", "--kind", bad)
-        assert p.returncode == 2 and f'unknown --kind "{bad}"' in p.stderr and "ImageUpdateAutomation (iua" in p.stderr
+        assert p.returncode == 2 and f'unknown --kind "{bad}"{fix}' in p.stderr, p.stderr
     assert not kw.api.requests
 
 

@@ -2,7 +2,7 @@
 // label selectors, all of which end up in request paths or queries. Invariants: every target is a valid namespace and
 // object name, listed once, and its "namespace/name" parses back to it; a path built from valid parts has exactly its
 // segments (no "?", "#", "%" or ".."); a selector is percent-encoded to unreserved characters and decodes back to
-// itself.
+// itself; a mistyped kind is offered only kinds find_kind knows.
 #include <cctype>
 #include <cstdint>
 #include <optional>
@@ -80,6 +80,11 @@ extern "C" int LLVMFuzzerTestOneInput(const std::uint8_t* data, std::size_t size
       FUZZ_CHECK(path.find_first_of("?#%") == std::string::npos && path.find("..") == std::string::npos, path);
     }
   } catch (const ConfigError&) {
+  }
+  // A mistyped kind is offered kinds that exist, whatever it is.
+  for (const auto& value : values) {
+    for (const auto& k : nearest_kinds(value)) FUZZ_CHECK(find_kind(k) && find_kind(k)->kind == k, k);
+    (void)unknown_kind_flag(value);
   }
   if (valid_api_version(version)) {
     std::string path = collection_path(kind, version, ns);

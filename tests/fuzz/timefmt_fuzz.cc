@@ -1,12 +1,14 @@
 // RFC 3339 times and Go durations. Invariants: whatever parses prints and parses back to the
 // same value (RFC 3339 to the nanosecond, Go durations as Go prints them); every SysTime
 // prints as a time that parses back to itself; a time beyond SysTime's range is refused by
-// parse_rfc3339, saturated to its side by parse_rfc3339_saturated and named by rfc3339_problem.
+// parse_rfc3339, saturated to its side by parse_rfc3339_saturated and named by rfc3339_problem;
+// a refused duration is named by go_duration_problem in one printable line.
 #include <chrono>
 #include <cstdint>
 #include <string>
 
 #include "fuzz_util.h"
+#include "text.h"
 #include "timefmt.h"
 
 using namespace std::chrono;
@@ -89,6 +91,10 @@ extern "C" int LLVMFuzzerTestOneInput(const std::uint8_t* data, std::size_t size
         FUZZ_CHECK(parse_go_duration(go_string(d->count())) == *d, text + " -> " + go_string(d->count()));
         (void)human_until(floor<seconds>(*d));
         (void)human_duration(floor<seconds>(*d));
+      } else {
+        // Why it is refused: one short line a terminal shows as it is, whatever the bytes.
+        std::string problem = go_duration_problem(text);
+        FUZZ_CHECK(!problem.empty() && problem.size() < 200 && printable(problem) == problem, problem);
       }
       break;
     }
