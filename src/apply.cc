@@ -153,7 +153,8 @@ TargetResult Applier::apply(const Work& w, const PlanInput& in) {
       }
       if (d.outcome == Outcome::kHeld) {
         auto level = opt_.fail_on_held ? spdlog::level::err : spdlog::level::warn;
-        spdlog::log(level, "{}: held: suspended by someone else, not windowctl; left suspended ({})", w.target.id(),
+        spdlog::log(level, "{}: held: suspended by someone else{}, not windowctl; left suspended ({})", w.target.id(),
+                    d.held.empty() ? "" : " (" + printable(d.held, 512) + ")",
                     opt_.command->id == CommandId::kSync ? "sync --force resumes it; adopt makes it windowctl's"
                                                          : "open --force resumes it; adopt makes it windowctl's");
       }
