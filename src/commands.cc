@@ -182,11 +182,11 @@ int run_offline(const CommandLine& cli, const Build& build, SysTime at) {
   switch (f.command->id) {
     case CommandId::kVersion:
       if (json_output) {
-        std::cout << json{{"command", std::string(f.command->name)},
-                          {"version", std::string(build.version)},
-                          {"commit", std::string(build.commit)}}
-                         .dump(2)
-                  << "\n";
+        json doc;
+        doc["command"] = std::string(f.command->name);
+        doc["version"] = std::string(build.version);
+        doc["commit"] = std::string(build.commit);
+        std::cout << doc.dump(2) << "\n";
       } else {
         std::cout << "windowctl " << build.version << " (commit " << build.commit << ")\n";
       }

@@ -12,7 +12,10 @@
 namespace windowctl {
 
 std::string format_json_log(const std::string& level, const std::string& message, const std::string& time) {
-  nlohmann::json line = {{"time", time}, {"level", level}, {"msg", message}};
+  nlohmann::json line;
+  line["time"] = time;
+  line["level"] = level;
+  line["msg"] = message;
   // A message may carry server text that is not UTF-8; replace rather than throw.
   return line.dump(-1, ' ', false, nlohmann::json::error_handler_t::replace);
 }

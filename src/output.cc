@@ -40,7 +40,11 @@ namespace {
 // Every key of $defs/target, null until the command has a value for it: status and the writes
 // print one shape, so a script indexes any key of any element without guarding.
 json target_element(const std::string& kind, const std::string& ns, const std::string& name) {
-  json j = {{"kind", kind}, {"namespace", ns}, {"name", name}, {"dryRun", false}};
+  json j;
+  j["kind"] = kind;
+  j["namespace"] = ns;
+  j["name"] = name;
+  j["dryRun"] = false;
   for (const char* key : {"result",    "message",     "error",     "changed", "current", "patch",   "wait",
                           "suspended", "suspendedBy", "since",     "reason",  "held",    "ready",   "revision",
                           "window",    "nextOpen",    "nextClose", "desired", "drift",   "override"}) {
@@ -51,6 +55,14 @@ json target_element(const std::string& kind, const std::string& ns, const std::s
 
 // REASON is one column of a table that should fit 120 columns; JSON has the whole reason.
 constexpr std::size_t kTableReasonMax = 40;
+
+// {"command": C, "results": [...]} as the streamed writers print it.
+std::string results_document(const std::string& command, json list) {
+  json doc;
+  doc["command"] = command;
+  doc["results"] = std::move(list);
+  return doc.dump(2, ' ', false, json::error_handler_t::replace) + "\n";
+}
 
 json or_null(const std::string& text) { return text.empty() ? json(nullptr) : json(text); }
 
@@ -82,7 +94,7 @@ std::string render_results(const std::vector<TargetResult>& results, OutputForma
   if (format == OutputFormat::kJson) {
     json list = json::array();
     for (const auto& r : results) list.push_back(result_json(r));
-    return json{{"command", command}, {"results", list}}.dump(2, ' ', false, json::error_handler_t::replace) + "\n";
+    return results_document(command, std::move(list));
   }
   std::string out;
   for (const auto& r : results) out += result_line(r) + "\n";
@@ -161,14 +173,17 @@ std::string status_drift(const StatusRow& r) {
   return r.suspended ? "suspended" : "running";
 }
 
+std::string held_text(const std::string& detail) {
+  std::string text = "suspended by someone else";
+  if (!detail.empty()) text += " (" + detail + ")";
+  return text;
+}
+
 std::string describe_state(const json& object) {
   ObjectState s = read_state(object);
   if (!s.suspended) return "running";
-  if (!s.marked) {
-    std::string why = s.holder.detail;
-    if (!s.flux_reason.empty()) why += (why.empty() ? "" : "; ") + std::string("reason ") + quote_reason(s.flux_reason);
-    return "suspended by someone else" + (why.empty() ? "" : " (" + why + ")");
-  }
+  if (!s.marked)
+    return held_text(s.holder.detail) + (s.flux_reason.empty() ? "" : " (reason " + quote_reason(s.flux_reason) + ")");
   std::string text = "suspended by windowctl";
   if (!s.suspended_at.empty()) text += " since " + s.suspended_at;
   if (!s.reason.empty()) text += " (" + s.reason + ")";
@@ -182,8 +197,17 @@ std::string render_schedule(const Schedule& schedule, SysTime at, int count, Out
   const auto windows = next_windows(schedule, at, count);
   if (format == OutputFormat::kJson) {
     json list = json::array();
-    for (const auto& w : windows) list.push_back({{"start", rfc3339(w.start)}, {"end", rfc3339(w.end)}});
-    return json{{"command", "schedule"}, {"open", open}, {"zone", zone.name()}, {"windows", list}}.dump(2) + "\n";
+    for (const auto& w : windows) {
+      json& e = list.emplace_back();
+      e["start"] = rfc3339(w.start);
+      e["end"] = rfc3339(w.end);
+    }
+    json doc;
+    doc["command"] = "schedule";
+    doc["open"] = open;
+    doc["zone"] = zone.name();
+    doc["windows"] = std::move(list);
+    return doc.dump(2) + "\n";
   }
   auto until = [&](SysTime t) { return human_until(std::chrono::floor<std::chrono::seconds>(t - at)); };
   std::string out;
@@ -247,17 +271,20 @@ json status_json(const StatusRow& r) {
   j["nextOpen"] = utc(r.next_open);
   j["nextClose"] = utc(r.next_close);
   if (!r.override_state.empty()) {
-    j["override"] = {{"state", r.override_state},
-                     {"until", utc(r.override_until)},
-                     {"by", or_null(r.override_by)},
-                     {"reason", or_null(r.override_reason)},
-                     {"expired", r.override_expired ? json(*r.override_expired) : json(nullptr)}};
+    json& o = j["override"];
+    o["state"] = r.override_state;
+    o["until"] = utc(r.override_until);
+    o["by"] = or_null(r.override_by);
+    o["reason"] = or_null(r.override_reason);
+    o["expired"] = nullptr;
+    if (r.override_expired) o["expired"] = *r.override_expired;
   }
   if (r.held) {
-    j["held"] = {
-        {"by", r.holder.by.empty() && !r.holder.via_operator ? json(nullptr) : json(r.holder.by)},
-        {"afterWindowctl", r.holder.after_windowctl},
-        {"message", "suspended by someone else" + (r.holder.detail.empty() ? "" : " (" + r.holder.detail + ")")}};
+    json& h = j["held"];
+    h["by"] = nullptr;
+    if (!r.holder.by.empty() || r.holder.via_operator) h["by"] = r.holder.by;
+    h["afterWindowctl"] = r.holder.after_windowctl;
+    h["message"] = held_text(r.holder.detail);
   }
   if (r.desired) {
     j["desired"] = *r.desired == Action::kOpen ? "open" : "closed";
@@ -369,7 +396,7 @@ std::string render_status(const std::vector<StatusRow>& rows, OutputFormat forma
   if (format == OutputFormat::kJson) {
     json list = json::array();
     for (const auto& r : rows) list.push_back(status_json(r));
-    return json{{"command", "status"}, {"results", list}}.dump(2, ' ', false, json::error_handler_t::replace) + "\n";
+    return results_document("status", std::move(list));
   }
   return status_table(rows, true, any_window(rows), any_override(rows));
 }

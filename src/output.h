@@ -107,6 +107,8 @@ StatusRow status_row(const KindAdapter& kind, const nlohmann::json& object, SysT
                      const WindowFacts& window = {});
 // A drift for people: "suspended" or "running" when the object is not what `desired` says, else "".
 std::string status_drift(const StatusRow& row);
+// "suspended by someone else", with Holder::detail in parentheses when there is one.
+std::string held_text(const std::string& detail);
 // "running", "suspended by windowctl since T (reason)", "suspended by someone else (flux)"
 std::string describe_state(const nlohmann::json& object);
 // `windowctl schedule`: open now or not, and the next windows. JSON: {"command": "schedule",

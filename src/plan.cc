@@ -2,7 +2,6 @@
 
 #include <algorithm>
 #include <cctype>
-#include <initializer_list>
 
 #include "json_read.h"
 #include "text.h"
@@ -70,13 +69,9 @@ void mark(const json& obj, const PlanInput& in, const std::string& flux_reason, 
 }
 
 // The fieldsV1 trie has a key for the field, whatever is below it ("." or children).
-bool owns(const json& fields, std::initializer_list<const char*> path) {
-  const json* node = &fields;
-  for (const char* key : path) {
-    node = field(*node, key);
-    if (!node) return false;
-  }
-  return true;
+bool owns(const json& fields, const char* map, const char* key) {
+  const json* node = field(fields, map);
+  return node && field(*node, key);
 }
 
 std::vector<SuspendWriter> suspend_writers(const json& obj) {
@@ -91,8 +86,9 @@ std::vector<SuspendWriter> suspend_writers(const json& obj) {
     const json* fields = field(entry, "fieldsV1");
     if (!fields) continue;
     SuspendWriter w{windowctl::string_at(entry, "manager"), windowctl::string_at(entry, "time")};
-    w.suspend = owns(*fields, {"f:spec", "f:suspend"});
-    w.reason = owns(*fields, {"f:metadata", "f:annotations", reason_key.c_str()});
+    w.suspend = owns(*fields, "f:spec", "f:suspend");
+    const json* meta_fields = field(*fields, "f:metadata");
+    w.reason = meta_fields && owns(*meta_fields, "f:annotations", reason_key.c_str());
     if (w.suspend || w.reason) out.push_back(std::move(w));
   }
   return out;
@@ -113,62 +109,48 @@ bool after(const std::string& time, const std::string& than) {
   return t && u && std::chrono::floor<std::chrono::seconds>(*t) > std::chrono::floor<std::chrono::seconds>(*u);
 }
 
-// The latest of the writers `pick` accepts; nullptr when none. An unreadable time is the oldest.
-template <class Pick>
-const SuspendWriter* latest(const std::vector<SuspendWriter>& writers, Pick pick) {
-  const SuspendWriter* best = nullptr;
-  for (const auto& w : writers) {
-    if (pick(w) && (!best || after(w.time, best->time))) best = &w;
-  }
-  return best;
-}
-
 }  // namespace
 
 std::string Holder::who() const { return via_operator ? (by.empty() ? "someone" : by) + " via Flux Operator" : by; }
 
 Holder holder_of(const ObjectState& s) {
   Holder h;
-  const bool operator_other = s.operator_suspended_by && *s.operator_suspended_by != kSuspendedByValue;
-  if (!s.windowctl_mark) {
-    // Someone else's suspension from the start: name them when the object does.
-    if (operator_other) {
-      h.by = *s.operator_suspended_by;
-      h.via_operator = true;
-    } else if (const SuspendWriter* w =
-                   latest(s.writers, [](const SuspendWriter& w) { return w.suspend && w.manager != kFieldManager; })) {
-      h.by = w->manager;
-      h.since = w->time;
-    }
-    h.detail = h.who();
-    return h;
-  }
-  const std::string then = " after windowctl suspended it";
-  if (operator_other) {
+  const bool theirs = !s.windowctl_mark;
+  if (s.operator_suspended_by && *s.operator_suspended_by != kSuspendedByValue) {
     h.by = *s.operator_suspended_by;
     h.via_operator = true;
-    h.after_windowctl = true;
-    h.detail = (h.by.empty() ? "someone" : h.by) + " suspended it in the Flux Operator after windowctl did";
+    h.after_windowctl = !theirs;
+    h.detail =
+        theirs ? h.who() : (h.by.empty() ? "someone" : h.by) + " suspended it in the Flux Operator after windowctl did";
     return h;
   }
-  auto other_since_mark = [&](bool suspend) {
-    return latest(s.writers, [&](const SuspendWriter& w) {
-      return (suspend ? w.suspend : w.reason) && w.manager != kFieldManager && !applies_manifests(w.manager) &&
-             after(w.time, s.suspended_at);
-    });
-  };
-  if (const SuspendWriter* w = other_since_mark(true)) {
-    h = {w->manager, false, w->time, true, w->manager + " set spec.suspend" + then};
+  // The writer that names the holder, the latest of its rank. Someone else's suspension: any
+  // owner of spec.suspend. windowctl's: another manager's write after the mark, of spec.suspend
+  // (rank 2) before one of the reason (rank 1).
+  const SuspendWriter* best = nullptr;
+  int best_rank = 0;
+  for (const auto& w : s.writers) {
+    if (w.manager == kFieldManager) continue;
+    int rank = theirs ? w.suspend : applies_manifests(w.manager) || !after(w.time, s.suspended_at) ? 0 : 1 + w.suspend;
+    if (rank > best_rank || (rank && rank == best_rank && after(w.time, best->time))) {
+      best = &w;
+      best_rank = rank;
+    }
+  }
+  if (best) {
+    h.by = best->manager;
+    h.since = best->time;
+  }
+  if (theirs) {
+    h.detail = h.by;
     return h;
   }
-  if (const SuspendWriter* w = other_since_mark(false)) {
-    h = {w->manager, false, w->time, true, w->manager + " changed the suspend reason" + then};
-    return h;
-  }
-  if (s.flux_reason_record && *s.flux_reason_record != s.flux_reason) {
-    h.after_windowctl = true;
-    h.detail = "the suspend reason changed" + then;
-  }
+  if (!best && !(s.flux_reason_record && *s.flux_reason_record != s.flux_reason)) return h;
+  h.after_windowctl = true;
+  h.detail = (!best            ? std::string("the suspend reason changed")
+              : best_rank == 2 ? h.by + " set spec.suspend"
+                               : h.by + " changed the suspend reason") +
+             " after windowctl suspended it";
   return h;
 }
 
