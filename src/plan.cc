@@ -56,9 +56,10 @@ void add_note(std::string& note, const std::string& text) { note += (note.empty(
 // windowctl's marks on a suspension it owns (close, adopt): who, when, why or no stale why, and
 // the Flux reason it leaves, so that a later `flux suspend --reason` shows. The Flux Operator's
 // suspendedBy would name someone else as the suspender: it goes.
-void mark(const json& obj, const PlanInput& in, const std::string& flux_reason, json& annotations) {
+void mark(const json& obj, const PlanInput& in, const std::string& flux_reason, json& annotations,
+          const std::string& at) {
   annotations[kSuspendedByAnnotation] = kSuspendedByValue;
-  annotations[kSuspendedAtAnnotation] = in.now;
+  annotations[kSuspendedAtAnnotation] = at;
   if (!in.reason.empty()) {
     annotations[kReasonAnnotation] = in.reason;
   } else if (has_annotation(obj, kReasonAnnotation)) {
@@ -260,7 +261,7 @@ Decision decide(const json& obj, const PlanInput& in) {
         // Flux's place for it too, so `kubectl describe` and Flux tooling show why.
         const std::string flux_reason = in.reason.empty() ? kDefaultFluxReason : in.reason;
         annotations[kFluxReasonAnnotation] = flux_reason;
-        mark(obj, in, flux_reason, annotations);
+        mark(obj, in, flux_reason, annotations, in.now);
         d.event_reason = "WindowClosed";
         d.event_message = with_reason("Suspended by windowctl: window closed" + cause, in.reason);
       } else {
@@ -317,7 +318,13 @@ Decision decide(const json& obj, const PlanInput& in) {
         // so does the reason they gave Flux: it is recorded as the one windowctl found.
         d.outcome = Outcome::kAdopted;
         d.held = s.holder.detail;
-        mark(obj, in, s.flux_reason, annotations);
+        // Marked no earlier than the writes it adopts: the API server's clock may run ahead of
+        // this one, and a write "after" the mark would hold it again at once.
+        std::string at = in.now;
+        for (const auto& w : s.writers) {
+          if (w.manager != kFieldManager && after(w.time, at)) at = w.time;
+        }
+        mark(obj, in, s.flux_reason, annotations, at);
         d.event_reason = "WindowAdopted";
         d.event_message = with_reason("Adopted by windowctl: suspended by someone else" +
                                           (d.held.empty() ? "" : " (" + d.held + ")") +

@@ -765,10 +765,17 @@ TEST_CASE("held rule, every combination: marked is the mark minus rules 1-3") {
                   // adopt always leaves it windowctl's.
                   auto a = decide(obj, input(Action::kAdopt));
                   json adopted = a.patch ? merged(obj, *a.patch) : obj;
-                  if (a.patch) adopted["metadata"]["annotations"][kSuspendedAtAnnotation] = "2026-11-19T17:00:01Z";
                   CHECK(read_state(adopted).marked);
+                  CHECK_FALSE(decide(adopted, input(Action::kAdopt)).patch);
                 }
   CHECK(cases == 2 * 3 * 3 * 4 * 4 * 4 * 4 * 2);
+  // A server clock ahead of windowctl's: adopt marks it no earlier than the write it adopts, so
+  // it is windowctl's at once and a second adopt writes nothing.
+  json ahead = closed_by_windowctl({}, {entry("kubectl-patch", "2026-11-22T08:00:05Z", true, false)});
+  auto a = decide(ahead, input(Action::kAdopt));
+  REQUIRE(a.patch);
+  CHECK(a.patch->at("/metadata/annotations"_json_pointer).at(kSuspendedAtAnnotation) == "2026-11-22T08:00:05Z");
+  CHECK(read_state(merged(ahead, *a.patch)).marked);
 }
 
 TEST_CASE("close records the Flux reason it writes and drops a stale Flux Operator suspender; open clears both") {
