@@ -72,7 +72,8 @@ def test_status_says_an_override_expired(wctl, api):
 
 def test_status_times_are_utc_with_the_windows_next_edges(wctl, api):
     # Open now, closing at the next New Year's minute on the Zurich clock: both edges are known.
-    p = wctl.run("status", "--window", "* * * * * for 1h in Europe/Zurich", "--deny", "0 0 1 1 * for 1m in Europe/Zurich")
+    p = wctl.run("status", "--window", "* * * * * for 1h in Europe/Zurich",
+                 "--deny", "0 0 1 1 * for 1m in Europe/Zurich")
     assert p.returncode == 0, p.stderr
     rw = columns(p)["apps-rw"]
     assert re.fullmatch(r"\d{4}-12-31T23:00:00Z \(in .+\)", rw["NEXT CLOSE"]), rw["NEXT CLOSE"]

@@ -835,7 +835,8 @@ def test_managed_fields_follow_who_changed_what(srv, admin):
     # Removals only: the entry keeps its time (and loses the field); a write that sets a field renews it.
     obj["metadata"]["managedFields"] = [dict(e, time="2020-01-01T00:00:00Z") for e in obj["metadata"]["managedFields"]]
     srv.put("kustomizations", "flux-system", "apps-rw", obj)
-    admin.patch(KS + "/apps-rw?fieldManager=windowctl", {"metadata": {"annotations": {"windowctl.io/suspended-by": None}}})
+    admin.patch(KS + "/apps-rw?fieldManager=windowctl",
+                {"metadata": {"annotations": {"windowctl.io/suspended-by": None}}})
     mf = admin.get(KS + "/apps-rw").json["metadata"]["managedFields"]
     assert [e["time"] for e in mf if e["manager"] == "windowctl"] == ["2020-01-01T00:00:00Z"]
     admin.patch(KS + "/apps-rw?fieldManager=windowctl", {"metadata": {"annotations": {"a": "b"}}})
