@@ -112,9 +112,9 @@ struct ObjectState {
 ObjectState read_state(const nlohmann::json& object);
 
 // The held rule. An object with windowctl's mark (suspended-by: windowctl) is no longer
-// windowctl's suspension, and open holds it, when someone else suspended it again since:
+// windowctl's suspension, and open holds it, when someone else suspended it again since, i.e. any of:
 //  1. Flux's reason annotation is not what windowctl left there (windowctl.io/flux-reason; an
-//     absent annotation counts as ""); marks from before that record skip this rule, and
+//     absent annotation counts as ""); marks from before that record skip this rule;
 //  2. the Flux Operator's fluxcd.controlplane.io/suspendedBy is present and not "windowctl", or
 //  3. a managedFields entry (not of a subresource) of a manager other than windowctl and the
 //     parents that apply objects from Git or charts (kustomize-controller, helm-controller, whose
