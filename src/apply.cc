@@ -76,14 +76,17 @@ PlanInput Applier::input_for(const json& object, const PlanInput& in) const {
 // name or namespace the server's answer carries (another object, a number, a path). The uid and
 // resourceVersion are taken only from an answer that names the target.
 json event_subject(const Target& t, const json& answer) {
-  json meta = {{"name", t.name}, {"namespace", t.ns}};
+  json subject;
+  json& meta = subject["metadata"];
+  meta["name"] = t.name;
+  meta["namespace"] = t.ns;
   if (metadata_string(answer, "name") == t.name && metadata_string(answer, "namespace") == t.ns) {
     for (const char* key : {"uid", "resourceVersion"}) {
       std::string value = metadata_string(answer, key);
       if (!value.empty()) meta[key] = value;
     }
   }
-  return json{{"metadata", std::move(meta)}};
+  return subject;
 }
 
 void Applier::record_event(const KindVersion& kv, const Target& t, const json& object, const Decision& d) {
@@ -166,7 +169,8 @@ TargetResult Applier::apply(const Work& w, const PlanInput& in) {
       }
       if (d.outcome == Outcome::kHeld) {
         auto level = opt_.fail_on_held ? spdlog::level::err : spdlog::level::warn;
-        spdlog::log(level, "{}: held: suspended by someone else, not windowctl; left suspended ({})", w.target.id(),
+        spdlog::log(level, "{}: held: suspended by someone else{}, not windowctl; left suspended ({})", w.target.id(),
+                    d.held.empty() ? "" : " (" + printable(d.held, 512) + ")",
                     opt_.command->id == CommandId::kSync ? "sync --force resumes it; adopt makes it windowctl's"
                                                          : "open --force resumes it; adopt makes it windowctl's");
       }

@@ -12,6 +12,7 @@
 #include "completion.h"
 #include "config.h"
 #include "kinds.h"
+#include "log.h"
 #include "manifests.h"
 #include "resolve.h"
 #include "timefmt.h"
@@ -33,22 +34,25 @@ std::chrono::milliseconds duration_flag(const std::string& flag, const std::stri
   return std::chrono::duration_cast<std::chrono::milliseconds>(*d);
 }
 
-void add_window_columns(StatusRow& row, const json& object, const Schedule& flags) {
+// The window columns: the object's own windows (annotation) or the flags', at `now`.
+WindowFacts window_facts(const std::string& id, const json& object, const Schedule& flags, SysTime now) {
+  WindowFacts facts;
   std::optional<Schedule> schedule;
   try {
     schedule = schedule_for(object, flags);
   } catch (const ConfigError& e) {
-    row.window = "invalid";
-    spdlog::warn("{}/{}: {}", row.ns, row.name, printable(e.what()));
-    return;
+    facts.state = "invalid";
+    spdlog::warn("{}: {}", id, printable(e.what()));
+    return facts;
   }
-  if (!schedule) return;
-  WindowState st = window_state(*schedule, std::chrono::system_clock::now());
-  row.window = st.open ? "open" : "closed";
+  if (!schedule) return facts;
+  WindowState st = window_state(*schedule, now);
+  facts.state = st.open ? "open" : "closed";
   std::optional<Interval> opening = st.next;
   std::optional<Interval> closing = st.open ? st.current : st.next;
-  if (opening && !opening->starts_earlier) row.next_open = format_local(opening->start, *st.zone);
-  if (closing && !closing->ends_later) row.next_close = format_local(closing->end, *st.zone);
+  if (opening && !opening->starts_earlier) facts.next_open = opening->start;
+  if (closing && !closing->ends_later) facts.next_close = closing->end;
+  return facts;
 }
 
 // Status of every target: named ones first, then the selection a page at a time.
@@ -56,6 +60,9 @@ bool status(Client& client, const CommandOptions& opt, Resolution& res) {
   StatusWriter writer(std::cout, opt.output);
   std::vector<StatusRow> rows;
   bool ok = true;
+  std::size_t shown = 0;
+  // One instant for the whole table: every relative time and window verdict counts from it.
+  const SysTime now = std::chrono::system_clock::now();
   // A target that cannot be read is said on stderr, and -o json lists it with its error.
   auto failed = [&](const Work& w, std::string error) {
     spdlog::error("{}: {}", w.target.id(), error);
@@ -74,14 +81,14 @@ bool status(Client& client, const CommandOptions& opt, Resolution& res) {
       if (!kv.discovery_error.empty()) throw std::runtime_error(kv.discovery_error);
       json object =
           w.listed ? *w.listed : client.call("GET", object_path(kind, kv.version, w.target.ns, w.target.name));
-      StatusRow r = status_row(kind, object);
+      StatusRow r = status_row(kind, object, now, window_facts(w.target.id(), object, opt.schedule, now));
       r.show_kind = w.target.kind != nullptr;
       // The row is about the target asked for, whatever name the answer carries.
       r.ns = w.target.ns;
       r.name = w.target.name;
-      add_window_columns(r, object, opt.schedule);
-      if (opt.fail_on_held && r.by == "someone else") {
-        spdlog::error("{}: held: suspended by someone else, not windowctl (adopt makes it windowctl's)", w.target.id());
+      if (opt.fail_on_held && r.held) {
+        spdlog::error("{}: held: suspended by someone else{}, not windowctl (adopt makes it windowctl's)",
+                      w.target.id(), r.holder.detail.empty() ? "" : " (" + printable(r.holder.detail, 512) + ")");
         ok = false;
       }
       rows.push_back(std::move(r));
@@ -91,6 +98,7 @@ bool status(Client& client, const CommandOptions& opt, Resolution& res) {
     } catch (const std::exception& e) {
       failed(w, error_summary(e));
     }
+    ++shown;
     if (rows.size() >= static_cast<std::size_t>(kListPageSize)) {
       writer.add(rows);
       rows.clear();
@@ -102,10 +110,13 @@ bool status(Client& client, const CommandOptions& opt, Resolution& res) {
     if (&kind_of(t, opt) == opt.kind) seen.insert(t.ns, t.name);
     row(Work{t, std::nullopt});
   }
-  if (res.list && !for_each_listed(client, opt, res, seen, row)) ok = false;
+  const bool listed = !res.list || for_each_listed(client, opt, res, seen, row);
   writer.add(rows);
   writer.finish();
-  return ok;
+  // An empty selection is an answer, not a failure; silence would look like a hang or a bug.
+  if (listed && res.ok && shown == 0 && opt.output == OutputFormat::kText)
+    say(opt.all_namespaces ? "No resources found" : "No resources found in " + opt.ns + " namespace.");
+  return ok && listed;
 }
 
 PlanInput plan_input(const CommandOptions& opt) {
@@ -171,11 +182,11 @@ int run_offline(const CommandLine& cli, const Build& build, SysTime at) {
   switch (f.command->id) {
     case CommandId::kVersion:
       if (json_output) {
-        std::cout << json{{"command", std::string(f.command->name)},
-                          {"version", std::string(build.version)},
-                          {"commit", std::string(build.commit)}}
-                         .dump(2)
-                  << "\n";
+        json doc;
+        doc["command"] = std::string(f.command->name);
+        doc["version"] = std::string(build.version);
+        doc["commit"] = std::string(build.commit);
+        std::cout << doc.dump(2) << "\n";
       } else {
         std::cout << "windowctl " << build.version << " (commit " << build.commit << ")\n";
       }

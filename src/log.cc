@@ -4,6 +4,7 @@
 #include <spdlog/sinks/stdout_sinks.h>
 #include <spdlog/spdlog.h>
 
+#include <cstdio>
 #include <nlohmann/json.hpp>
 
 #include "timefmt.h"
@@ -11,7 +12,10 @@
 namespace windowctl {
 
 std::string format_json_log(const std::string& level, const std::string& message, const std::string& time) {
-  nlohmann::json line = {{"time", time}, {"level", level}, {"msg", message}};
+  nlohmann::json line;
+  line["time"] = time;
+  line["level"] = level;
+  line["msg"] = message;
   // A message may carry server text that is not UTF-8; replace rather than throw.
   return line.dump(-1, ' ', false, nlohmann::json::error_handler_t::replace);
 }
@@ -33,7 +37,21 @@ class JsonFormatter final : public spdlog::formatter {
 
 }  // namespace
 
+namespace {
+LogFormat current_format = LogFormat::kText;
+}  // namespace
+
+void say(const std::string& message) {
+  if (current_format == LogFormat::kJson) {
+    spdlog::info("{}", message);
+  } else {
+    std::fputs((message + "\n").c_str(), stderr);
+    std::fflush(stderr);
+  }
+}
+
 void setup_logging(LogFormat format, bool verbose) {
+  current_format = format;
   auto sink = std::make_shared<spdlog::sinks::stderr_sink_mt>();
   auto logger = std::make_shared<spdlog::logger>("windowctl", sink);
   if (format == LogFormat::kJson) {

@@ -40,13 +40,28 @@ namespace {
 // Every key of $defs/target, null until the command has a value for it: status and the writes
 // print one shape, so a script indexes any key of any element without guarding.
 json target_element(const std::string& kind, const std::string& ns, const std::string& name) {
-  json j = {{"kind", kind}, {"namespace", ns}, {"name", name}, {"dryRun", false}};
-  for (const char* key :
-       {"result", "message", "error", "changed", "current", "patch", "wait", "suspended", "suspendedBy", "since",
-        "reason", "ready", "revision", "window", "nextOpen", "nextClose", "override"}) {
+  json j;
+  j["kind"] = kind;
+  j["namespace"] = ns;
+  j["name"] = name;
+  j["dryRun"] = false;
+  for (const char* key : {"result",    "message",     "error",     "changed", "current", "patch",   "wait",
+                          "suspended", "suspendedBy", "since",     "reason",  "held",    "ready",   "revision",
+                          "window",    "nextOpen",    "nextClose", "desired", "drift",   "override"}) {
     j[key] = nullptr;
   }
   return j;
+}
+
+// REASON is one column of a table that should fit 120 columns; JSON has the whole reason.
+constexpr std::size_t kTableReasonMax = 40;
+
+// {"command": C, "results": [...]} as the streamed writers print it.
+std::string results_document(const std::string& command, json list) {
+  json doc;
+  doc["command"] = command;
+  doc["results"] = std::move(list);
+  return doc.dump(2, ' ', false, json::error_handler_t::replace) + "\n";
 }
 
 json or_null(const std::string& text) { return text.empty() ? json(nullptr) : json(text); }
@@ -79,7 +94,7 @@ std::string render_results(const std::vector<TargetResult>& results, OutputForma
   if (format == OutputFormat::kJson) {
     json list = json::array();
     for (const auto& r : results) list.push_back(result_json(r));
-    return json{{"command", command}, {"results", list}}.dump(2, ' ', false, json::error_handler_t::replace) + "\n";
+    return results_document(command, std::move(list));
   }
   std::string out;
   for (const auto& r : results) out += result_line(r) + "\n";
@@ -111,18 +126,22 @@ void ResultWriter::finish() {
   out_ << std::flush;
 }
 
-StatusRow status_row(const KindAdapter& kind, const json& object) {
+StatusRow status_row(const KindAdapter& kind, const json& object, SysTime now, const WindowFacts& window) {
   StatusRow row;
   row.kind = std::string(kind.kind);
+  row.now = now;
   ObjectState s = read_state(object);
   row.ns = metadata_string(object, "namespace");
   row.name = metadata_string(object, "name");
   row.suspended = s.suspended;
+  row.held = s.suspended && !s.marked;
   row.by = !s.suspended ? "-" : s.marked ? "windowctl" : "someone else";
   if (s.suspended && s.marked) {
     row.since = s.suspended_at;
     row.reason = s.reason;
   } else if (s.suspended) {
+    row.holder = s.holder;
+    row.since = s.holder.since;
     row.reason = s.flux_reason;
   }
   Condition ready = find_condition(object, "Ready");
@@ -137,14 +156,34 @@ StatusRow status_row(const KindAdapter& kind, const json& object) {
   row.override_until = s.override_until;
   row.override_by = s.override_by;
   row.override_reason = s.override_reason;
+  row.override_expired = override_expired(s, now);
+  row.window = window.state;
+  if (window.next_open) row.next_open = rfc3339(*window.next_open);
+  if (window.next_close) row.next_close = rfc3339(*window.next_close);
+  std::optional<bool> open;
+  if (window.state == "open" || window.state == "closed") open = window.state == "open";
+  row.desired = desired_action(s, open, now);
+  // An unexpired override decides over the window, as in sync: the marker goes to its column.
+  row.desired_by_override = row.desired && row.override_expired == false;
   return row;
+}
+
+std::string status_drift(const StatusRow& r) {
+  if (!r.desired || r.suspended == (*r.desired == Action::kClose)) return {};
+  return r.suspended ? "suspended" : "running";
+}
+
+std::string held_text(const std::string& detail) {
+  std::string text = "suspended by someone else";
+  if (!detail.empty()) text += " (" + detail + ")";
+  return text;
 }
 
 std::string describe_state(const json& object) {
   ObjectState s = read_state(object);
   if (!s.suspended) return "running";
   if (!s.marked)
-    return "suspended by someone else" + (s.flux_reason.empty() ? "" : " (reason " + quote_reason(s.flux_reason) + ")");
+    return held_text(s.holder.detail) + (s.flux_reason.empty() ? "" : " (reason " + quote_reason(s.flux_reason) + ")");
   std::string text = "suspended by windowctl";
   if (!s.suspended_at.empty()) text += " since " + s.suspended_at;
   if (!s.reason.empty()) text += " (" + s.reason + ")";
@@ -158,8 +197,17 @@ std::string render_schedule(const Schedule& schedule, SysTime at, int count, Out
   const auto windows = next_windows(schedule, at, count);
   if (format == OutputFormat::kJson) {
     json list = json::array();
-    for (const auto& w : windows) list.push_back({{"start", rfc3339(w.start)}, {"end", rfc3339(w.end)}});
-    return json{{"command", "schedule"}, {"open", open}, {"zone", zone.name()}, {"windows", list}}.dump(2) + "\n";
+    for (const auto& w : windows) {
+      json& e = list.emplace_back();
+      e["start"] = rfc3339(w.start);
+      e["end"] = rfc3339(w.end);
+    }
+    json doc;
+    doc["command"] = "schedule";
+    doc["open"] = open;
+    doc["zone"] = zone.name();
+    doc["windows"] = std::move(list);
+    return doc.dump(2) + "\n";
   }
   auto until = [&](SysTime t) { return human_until(std::chrono::floor<std::chrono::seconds>(t - at)); };
   std::string out;
@@ -223,12 +271,60 @@ json status_json(const StatusRow& r) {
   j["nextOpen"] = utc(r.next_open);
   j["nextClose"] = utc(r.next_close);
   if (!r.override_state.empty()) {
-    j["override"] = {{"state", r.override_state},
-                     {"until", utc(r.override_until)},
-                     {"by", or_null(r.override_by)},
-                     {"reason", or_null(r.override_reason)}};
+    json& o = j["override"];
+    o["state"] = r.override_state;
+    o["until"] = utc(r.override_until);
+    o["by"] = or_null(r.override_by);
+    o["reason"] = or_null(r.override_reason);
+    o["expired"] = nullptr;
+    if (r.override_expired) o["expired"] = *r.override_expired;
+  }
+  if (r.held) {
+    json& h = j["held"];
+    h["by"] = nullptr;
+    if (!r.holder.by.empty() || r.holder.via_operator) h["by"] = r.holder.by;
+    h["afterWindowctl"] = r.holder.after_windowctl;
+    h["message"] = held_text(r.holder.detail);
+  }
+  if (r.desired) {
+    j["desired"] = *r.desired == Action::kOpen ? "open" : "closed";
+    j["drift"] = !status_drift(r).empty();
   }
   return j;
+}
+
+// "2026-11-20T17:00:00Z (3h ago)": one zone, UTC, and how far from now. Text that is no time
+// (anyone may write an annotation) is shown as it is.
+std::string table_time(const std::string& text, SysTime now, const char* expired = nullptr) {
+  auto t = parse_rfc3339(text);
+  if (!t) return text;
+  auto d = std::chrono::floor<std::chrono::seconds>(now) - std::chrono::floor<std::chrono::seconds>(*t);
+  std::string when = d.count() > 0 ? human_until(d) + " ago" : d.count() < 0 ? "in " + human_until(-d) : "now";
+  if (expired) when = expired + (" " + when);
+  return rfc3339(*t) + " (" + when + ")";
+}
+
+std::string by_cell(const StatusRow& r) {
+  if (!r.held) return r.by;
+  std::string who = r.holder.who();
+  if (r.holder.after_windowctl) who += (who.empty() ? "" : ", ") + std::string("after windowctl");
+  return who.empty() ? r.by : r.by + " (" + who + ")";
+}
+
+std::string override_cell(const StatusRow& r) {
+  if (r.override_state.empty()) return "-";
+  std::string until = r.override_expired
+                          ? table_time(r.override_until, r.now, *r.override_expired ? "expired" : nullptr)
+                          : r.override_until + " (unreadable)";
+  std::string cell = r.override_state + " until " + until + (r.override_by.empty() ? "" : " by " + r.override_by);
+  if (r.desired_by_override && !status_drift(r).empty()) cell += ", but " + status_drift(r);
+  return cell;
+}
+
+std::string window_cell(const StatusRow& r) {
+  if (r.window.empty()) return "-";
+  if (!r.desired_by_override && !status_drift(r).empty()) return r.window + ", but " + status_drift(r);
+  return r.window;
 }
 
 bool any_window(const std::vector<StatusRow>& rows) {
@@ -243,7 +339,7 @@ bool any_override(const std::vector<StatusRow>& rows) {
 // Cells are made per row when needed, twice (widths, then text), so a chunk of rows is not
 // copied into a table of strings on its way out.
 std::string status_table(const std::vector<StatusRow>& rows, bool header, bool windows, bool overrides) {
-  std::vector<std::string> head = {"NAMESPACE", "NAME", "SUSPENDED", "BY", "SINCE", "READY", "REVISION"};
+  std::vector<std::string> head = {"NAMESPACE", "NAME", "SUSPENDED", "BY", "SINCE", "REASON", "READY", "REVISION"};
   if (windows) head.insert(head.end(), {"WINDOW", "NEXT OPEN", "NEXT CLOSE"});
   if (overrides) head.push_back("OVERRIDE");
   head.push_back("MESSAGE");
@@ -251,18 +347,17 @@ std::string status_table(const std::vector<StatusRow>& rows, bool header, bool w
     std::vector<std::string> line = {r.ns,
                                      r.show_kind ? ascii_lower(r.kind) + "/" + r.name : r.name,
                                      r.suspended ? "True" : "False",
-                                     r.by,
-                                     r.since.empty() ? "-" : r.since,
+                                     by_cell(r),
+                                     r.since.empty() ? "-" : table_time(r.since, r.now),
+                                     r.reason.empty() ? "-" : quote_reason(r.reason, kTableReasonMax),
                                      r.ready,
                                      r.revision.empty() ? "-" : r.revision};
     if (windows) {
-      for (const std::string* v : {&r.window, &r.next_open, &r.next_close}) line.push_back(v->empty() ? "-" : *v);
+      line.push_back(window_cell(r));
+      for (const std::string* v : {&r.next_open, &r.next_close})
+        line.push_back(v->empty() ? "-" : table_time(*v, r.now));
     }
-    if (overrides) {
-      line.push_back(r.override_state.empty() ? "-"
-                                              : r.override_state + " until " + r.override_until +
-                                                    (r.override_by.empty() ? "" : " by " + r.override_by));
-    }
+    if (overrides) line.push_back(override_cell(r));
     line.push_back(r.message);
     // Every cell may carry an object's text (annotations, conditions): one terminal-safe line.
     for (auto& cell : line) cell = printable(cell, 1024);
@@ -286,6 +381,9 @@ std::string status_table(const std::vector<StatusRow>& rows, bool header, bool w
     while (out.size() > start && out.back() == ' ') out.pop_back();
     out += '\n';
   };
+  // A chunk of failed targets only is no table: stderr says why, as kubectl's does.
+  const bool any = std::any_of(rows.begin(), rows.end(), [](const StatusRow& r) { return r.error.empty(); });
+  if (!any) return out;
   if (header) emit(head);
   for (const auto& r : rows)
     if (r.error.empty()) emit(cells(r));
@@ -298,7 +396,7 @@ std::string render_status(const std::vector<StatusRow>& rows, OutputFormat forma
   if (format == OutputFormat::kJson) {
     json list = json::array();
     for (const auto& r : rows) list.push_back(status_json(r));
-    return json{{"command", "status"}, {"results", list}}.dump(2, ' ', false, json::error_handler_t::replace) + "\n";
+    return results_document("status", std::move(list));
   }
   return status_table(rows, true, any_window(rows), any_override(rows));
 }
@@ -308,7 +406,7 @@ void StatusWriter::add(const std::vector<StatusRow>& rows) {
     for (const auto& r : rows) json_.add(status_json(r));
     return;
   }
-  if (rows.empty()) return;
+  if (std::none_of(rows.begin(), rows.end(), [](const StatusRow& r) { return r.error.empty(); })) return;
   const bool windows = windows_ || any_window(rows), overrides = overrides_ || any_override(rows);
   const bool header = !header_ || windows != windows_ || overrides != overrides_;
   out_ << status_table(rows, header, windows, overrides);
@@ -320,9 +418,8 @@ void StatusWriter::add(const std::vector<StatusRow>& rows) {
 void StatusWriter::finish() {
   if (format_ == OutputFormat::kJson) {
     json_.finish();
-  } else if (!header_) {
-    out_ << status_table({}, true, false, false);
   }
+  // No rows at all: nothing on stdout, as kubectl get (the caller says so on stderr).
   out_ << std::flush;
 }
 

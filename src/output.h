@@ -72,24 +72,44 @@ struct StatusRow {
   std::string ns;
   std::string name;
   bool suspended = false;
-  std::string by;      // windowctl, someone else, -
-  std::string since;   // RFC 3339 when windowctl suspended it
+  std::string by;  // windowctl, someone else, -
+  // RFC 3339 as the object has it: when windowctl suspended it, or for a held target when its
+  // holder wrote it (managedFields); "" unknown.
+  std::string since;
   std::string reason;  // windowctl's --reason, or for someone else's suspension Flux's reason annotation
   std::string ready;   // True, False, Unknown (JSON: true, false, null)
   std::string revision;
   std::string message;
-  std::string error;           // non-empty: the target could not be read (only -o json lists it; the text is on stderr)
+  std::string error;  // non-empty: the target could not be read (only -o json lists it; the text is on stderr)
+  bool held = false;  // suspended and not windowctl's: open leaves it suspended (Holder)
+  Holder holder;
   std::string override_state;  // open, closed or empty
   std::string override_until;
   std::string override_by;
   std::string override_reason;
-  std::string window;     // open, closed, invalid; empty when no schedule applies
-  std::string next_open;  // RFC 3339 in the window's zone
+  std::optional<bool> override_expired;  // nullopt: no override sync would honour
+  std::string window;                    // open, closed, invalid; empty when no schedule applies
+  std::string next_open;                 // RFC 3339 in UTC
   std::string next_close;
+  std::optional<Action> desired;  // what the window, or an unexpired override, wants now
+  bool desired_by_override = false;
+  SysTime now;  // when it was read: the table's relative times ("3h ago") count from here
 };
 
-StatusRow status_row(const KindAdapter& kind, const nlohmann::json& object);
-// "running", "suspended by windowctl since T (reason)", "suspended by someone else"
+// What the schedule says of an object at `now` (commands.cc asks sync.h which one applies).
+struct WindowFacts {
+  std::string state;  // open, closed, invalid; "" when no schedule applies
+  std::optional<SysTime> next_open, next_close;
+};
+
+// The row of an object as read at `now`: pure, so every state is tested in output_test.cc.
+StatusRow status_row(const KindAdapter& kind, const nlohmann::json& object, SysTime now = {},
+                     const WindowFacts& window = {});
+// A drift for people: "suspended" or "running" when the object is not what `desired` says, else "".
+std::string status_drift(const StatusRow& row);
+// "suspended by someone else", with Holder::detail in parentheses when there is one.
+std::string held_text(const std::string& detail);
+// "running", "suspended by windowctl since T (reason)", "suspended by someone else (flux)"
 std::string describe_state(const nlohmann::json& object);
 // `windowctl schedule`: open now or not, and the next windows. JSON: {"command": "schedule",
 // "open": bool, "zone": the first window's, "windows": [{"start", "end"}]} in UTC.

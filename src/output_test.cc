@@ -123,7 +123,8 @@ TEST_CASE("status rows say who suspended what") {
       "windowctl.io/suspended-by":"windowctl","windowctl.io/suspended-at":"2026-11-19T17:00:00Z","windowctl.io/reason":"weekly"}},
       "spec":{"suspend":true},
       "status":{"lastAppliedRevision":"main@sha1:abc","conditions":[{"type":"Ready","status":"True","message":"Applied revision: main@sha1:abc"}]}})");
-  auto row = status_row(ks, mine);
+  const SysTime now = *parse_rfc3339("2026-11-19T20:05:00Z");
+  auto row = status_row(ks, mine, now);
   CHECK(row.by == "windowctl");
   CHECK(row.since == "2026-11-19T17:00:00Z");
   CHECK(row.reason == "weekly");
@@ -135,12 +136,13 @@ TEST_CASE("status rows say who suspended what") {
   CHECK(status_row(ks, theirs).ready == "Unknown");
   auto running = json::parse(R"({"metadata":{"namespace":"flux-system","name":"apps-rt"},"spec":{}})");
   CHECK(status_row(ks, running).by == "-");
-  std::string table = render_status({row, status_row(ks, running)}, OutputFormat::kText);
+  std::string table = render_status({row, status_row(ks, running, now)}, OutputFormat::kText);
   CHECK(table ==
-        "NAMESPACE     NAME      SUSPENDED   BY          SINCE                  READY     REVISION        MESSAGE\n"
-        "flux-system   apps-rw   True        windowctl   2026-11-19T17:00:00Z   True      main@sha1:abc   Applied "
-        "revision: main@sha1:abc\n"
-        "flux-system   apps-rt   False       -           -                      Unknown   -\n");
+        "NAMESPACE     NAME      SUSPENDED   BY          SINCE                              REASON     READY     "
+        "REVISION        MESSAGE\n"
+        "flux-system   apps-rw   True        windowctl   2026-11-19T17:00:00Z (3h 5m ago)   \"weekly\"   True      "
+        "main@sha1:abc   Applied revision: main@sha1:abc\n"
+        "flux-system   apps-rt   False       -           -                                  -          Unknown   -\n");
 }
 
 TEST_CASE("an override shows in its own column, only when there is one") {
@@ -148,10 +150,10 @@ TEST_CASE("an override shows in its own column, only when there is one") {
   auto obj = json::parse(R"({"metadata":{"namespace":"flux-system","name":"apps-rw","annotations":{
       "windowctl.io/override":"open","windowctl.io/override-until":"2026-11-22T10:00:00Z","windowctl.io/override-by":"alice",
       "windowctl.io/override-reason":"INC-123"}},"spec":{}})");
-  auto row = status_row(ks, obj);
+  auto row = status_row(ks, obj, *parse_rfc3339("2026-11-22T08:30:00Z"));
   std::string table = render_status({row}, OutputFormat::kText);
   CHECK(table.find("OVERRIDE") != std::string::npos);
-  CHECK(table.find("open until 2026-11-22T10:00:00Z by alice") != std::string::npos);
+  CHECK(table.find("open until 2026-11-22T10:00:00Z (in 1h 30m) by alice") != std::string::npos);
   auto j = json::parse(render_status({row}, OutputFormat::kJson));
   CHECK(j["results"][0]["override"]["reason"] == "INC-123");
   auto plain = json::parse(
@@ -271,4 +273,217 @@ TEST_CASE("schedule text names the zone of its local columns") {
                   {"open", false},
                   {"zone", "Europe/Zurich"},
                   {"windows", {{{"start", "2026-03-27T16:00:00Z"}, {"end", "2026-03-30T06:00:00Z"}}}}});
+}
+
+namespace {
+
+const SysTime kNow = *parse_rfc3339("2026-11-22T08:00:00Z");
+
+json suspended_object(json annotations, json managed = json::array()) {
+  json o = {{"metadata", {{"namespace", "flux-system"}, {"name", "apps-rw"}, {"annotations", annotations}}},
+            {"spec", {{"suspend", true}}}};
+  if (!managed.empty()) o["metadata"]["managedFields"] = managed;
+  return o;
+}
+
+json flux_entry(const char* time, bool suspend) {
+  json fields =
+      suspend ? json{{"f:spec", {{"f:suspend", json::object()}}}}
+              : json{{"f:metadata", {{"f:annotations", {{"f:suspend.toolkit.fluxcd.io/reason", json::object()}}}}}};
+  return {{"manager", "flux"}, {"operation", "Update"}, {"time", time}, {"fieldsV1", fields}};
+}
+
+// The cell under `column` in the table's first row (columns are separated by 3+ spaces).
+std::string cell(const std::string& table, const std::string& column) {
+  std::string head = table.substr(0, table.find('\n'));
+  std::string row = table.substr(head.size() + 1, table.find('\n', head.size() + 1) - head.size() - 1);
+  std::size_t at = head.find(column);
+  REQUIRE(at != std::string::npos);
+  std::size_t next = head.find_first_not_of(' ', head.find("   ", at));
+  std::string text = row.substr(at, next == std::string::npos ? std::string::npos : next - at);
+  while (!text.empty() && text.back() == ' ') text.pop_back();
+  return text;
+}
+
+}  // namespace
+
+TEST_CASE("status: who and since when, for windowctl's, someone else's and an incident's suspension") {
+  const auto& ks = *find_kind("ks");
+  // Someone else's, named by managedFields: who, since their write, their reason.
+  auto theirs = status_row(ks,
+                           suspended_object({{"suspend.toolkit.fluxcd.io/reason", "DB migration"}},
+                                            {flux_entry("2026-11-22T05:00:00Z", true)}),
+                           kNow);
+  CHECK(theirs.held);
+  CHECK(theirs.by == "someone else");
+  CHECK(theirs.since == "2026-11-22T05:00:00Z");
+  std::string table = render_status({theirs}, OutputFormat::kText);
+  CHECK(cell(table, "BY") == "someone else (flux)");
+  CHECK(cell(table, "SINCE") == "2026-11-22T05:00:00Z (3h ago)");
+  CHECK(cell(table, "REASON") == "\"DB migration\"");
+  json j = json::parse(render_status({theirs}, OutputFormat::kJson))["results"][0];
+  CHECK(j["suspendedBy"] == "someone else");
+  CHECK(j["since"] == "2026-11-22T05:00:00Z");
+  CHECK(j["held"] == json{{"by", "flux"}, {"afterWindowctl", false}, {"message", "suspended by someone else (flux)"}});
+
+  // The incident: windowctl closed it, flux suspended it again with a reason.
+  auto incident = status_row(ks,
+                             suspended_object({{"windowctl.io/suspended-by", "windowctl"},
+                                               {"windowctl.io/suspended-at", "2026-11-21T17:00:00Z"},
+                                               {"windowctl.io/flux-reason", "weekly"},
+                                               {"suspend.toolkit.fluxcd.io/reason", "INC-999 do not resume"}},
+                                              {flux_entry("2026-11-22T03:12:00Z", false)}),
+                             kNow);
+  table = render_status({incident}, OutputFormat::kText);
+  CHECK(cell(table, "BY") == "someone else (flux, after windowctl)");
+  CHECK(cell(table, "SINCE") == "2026-11-22T03:12:00Z (4h 48m ago)");
+  CHECK(cell(table, "REASON") == "\"INC-999 do not resume\"");
+  j = json::parse(render_status({incident}, OutputFormat::kJson))["results"][0];
+  CHECK(j["held"] ==
+        json{{"by", "flux"},
+             {"afterWindowctl", true},
+             {"message", "suspended by someone else (flux changed the suspend reason after windowctl suspended it)"}});
+  CHECK(j["reason"] == "INC-999 do not resume");
+  // Without managedFields: after windowctl, nobody named, since unknown.
+  auto unnamed = status_row(ks,
+                            suspended_object({{"windowctl.io/suspended-by", "windowctl"},
+                                              {"windowctl.io/flux-reason", "weekly"},
+                                              {"suspend.toolkit.fluxcd.io/reason", "INC-999"}}),
+                            kNow);
+  table = render_status({unnamed}, OutputFormat::kText);
+  CHECK(cell(table, "BY") == "someone else (after windowctl)");
+  CHECK(cell(table, "SINCE") == "-");
+  CHECK(json::parse(render_status({unnamed}, OutputFormat::kJson))["results"][0]["held"]["by"].is_null());
+  // The Flux Operator's user.
+  auto ui = status_row(ks, suspended_object({{"fluxcd.controlplane.io/suspendedBy", "alice"}}), kNow);
+  CHECK(cell(render_status({ui}, OutputFormat::kText), "BY") == "someone else (alice via Flux Operator)");
+  // windowctl's own: not held, its --reason; a time with an offset is shown in UTC.
+  auto mine = status_row(ks,
+                         suspended_object({{"windowctl.io/suspended-by", "windowctl"},
+                                           {"windowctl.io/suspended-at", "2026-11-22T09:00:00+02:00"},
+                                           {"windowctl.io/reason", std::string(80, 'r')}}),
+                         kNow);
+  CHECK_FALSE(mine.held);
+  table = render_status({mine}, OutputFormat::kText);
+  CHECK(cell(table, "SINCE") == "2026-11-22T07:00:00Z (1h ago)");
+  CHECK(cell(table, "REASON") == "\"" + std::string(37, 'r') + "...\"");  // cut for the table
+  CHECK(json::parse(render_status({mine}, OutputFormat::kJson))["results"][0]["reason"] == std::string(80, 'r'));
+  CHECK(json::parse(render_status({mine}, OutputFormat::kJson))["results"][0]["held"].is_null());
+  // A suspended-at that is no time is shown as written.
+  auto odd = status_row(
+      ks, suspended_object({{"windowctl.io/suspended-by", "windowctl"}, {"windowctl.io/suspended-at", "last Friday"}}),
+      kNow);
+  CHECK(cell(render_status({odd}, OutputFormat::kText), "SINCE") == "last Friday");
+}
+
+TEST_CASE("status: an override says until when, and expired once it ran out") {
+  const auto& ks = *find_kind("ks");
+  auto with = [&](const char* until, SysTime now) {
+    json o = suspended_object({{"windowctl.io/suspended-by", "windowctl"},
+                               {"windowctl.io/override", "closed"},
+                               {"windowctl.io/override-until", until},
+                               {"windowctl.io/override-by", "alice"}});
+    return status_row(ks, o, now);
+  };
+  auto active = with("2026-11-22T10:00:00Z", kNow);
+  CHECK(cell(render_status({active}, OutputFormat::kText), "OVERRIDE") ==
+        "closed until 2026-11-22T10:00:00Z (in 2h) by alice");
+  CHECK(json::parse(render_status({active}, OutputFormat::kJson))["results"][0]["override"]["expired"] == false);
+  auto expired = with("2026-11-22T06:00:00Z", kNow);
+  CHECK(cell(render_status({expired}, OutputFormat::kText), "OVERRIDE") ==
+        "closed until 2026-11-22T06:00:00Z (expired 2h ago) by alice");
+  CHECK(json::parse(render_status({expired}, OutputFormat::kJson))["results"][0]["override"]["expired"] == true);
+  // Ends exactly now: expired, as sync reads it.
+  CHECK(with("2026-11-22T08:00:00Z", kNow).override_expired == true);
+  auto unreadable = with("soon", kNow);
+  CHECK(cell(render_status({unreadable}, OutputFormat::kText), "OVERRIDE") ==
+        "closed until soon (unreadable) by alice");
+  CHECK(json::parse(render_status({unreadable}, OutputFormat::kJson))["results"][0]["override"]["expired"].is_null());
+}
+
+TEST_CASE("status: the window's next edges in UTC, and a marker when the target is not what it says") {
+  const auto& ks = *find_kind("ks");
+  WindowFacts open{"open", std::nullopt, *parse_rfc3339("2026-11-22T10:00:00Z")};
+  open.next_open = *parse_rfc3339("2026-11-23T07:00:00Z");
+  auto row = status_row(ks, suspended_object({{"windowctl.io/suspended-by", "windowctl"}}), kNow, open);
+  std::string table = render_status({row}, OutputFormat::kText);
+  CHECK(cell(table, "WINDOW") == "open, but suspended");
+  CHECK(cell(table, "NEXT OPEN") == "2026-11-23T07:00:00Z (in 23h)");
+  CHECK(cell(table, "NEXT CLOSE") == "2026-11-22T10:00:00Z (in 2h)");
+  json j = json::parse(render_status({row}, OutputFormat::kJson))["results"][0];
+  CHECK(j["desired"] == "open");
+  CHECK(j["drift"] == true);
+  CHECK(j["nextClose"] == "2026-11-22T10:00:00Z");
+  // Running in a closed window: the reverse.
+  json running = {{"metadata", {{"namespace", "flux-system"}, {"name", "apps-rt"}}}, {"spec", json::object()}};
+  auto late = status_row(ks, running, kNow, WindowFacts{"closed", std::nullopt, std::nullopt});
+  CHECK(cell(render_status({late}, OutputFormat::kText), "WINDOW") == "closed, but running");
+  // No schedule and no override: nothing to compare with.
+  auto plain = status_row(ks, running, kNow);
+  j = json::parse(render_status({plain}, OutputFormat::kJson))["results"][0];
+  CHECK(j["desired"].is_null());
+  CHECK(j["drift"].is_null());
+  CHECK(render_status({plain}, OutputFormat::kText).find("WINDOW") == std::string::npos);
+}
+
+TEST_CASE("status drift, every combination: the window or an unexpired override decides, as sync would") {
+  const auto& ks = *find_kind("ks");
+  struct Override {
+    const char* state;
+    const char* until;
+  };
+  const std::vector<std::optional<Override>> overrides = {
+      std::nullopt, Override{"open", "2026-11-22T09:00:00Z"}, Override{"closed", "2026-11-22T09:00:00Z"},
+      Override{"open", "2026-11-22T07:00:00Z"}, Override{"closed", "soon"}};
+  int cases = 0;
+  for (bool suspended : {false, true})
+    for (const char* window : {"", "open", "closed", "invalid"})
+      for (const auto& ov : overrides) {
+        ++cases;
+        json o = {{"metadata", {{"namespace", "ns"}, {"name", "x"}, {"annotations", json::object()}}},
+                  {"spec", json::object()}};
+        if (suspended) o["spec"]["suspend"] = true;
+        if (ov) {
+          o["metadata"]["annotations"]["windowctl.io/override"] = ov->state;
+          o["metadata"]["annotations"]["windowctl.io/override-until"] = ov->until;
+        }
+        CAPTURE(o.dump());
+        CAPTURE(window);
+        auto row = status_row(ks, o, kNow, WindowFacts{window, std::nullopt, std::nullopt});
+        const bool active = ov && std::string(ov->until) == "2026-11-22T09:00:00Z";
+        std::optional<bool> want_open;
+        if (active) {
+          want_open = std::string(ov->state) == "open";
+        } else if (std::string(window) == "open" || std::string(window) == "closed") {
+          want_open = std::string(window) == "open";
+        }
+        json j = json::parse(render_status({row}, OutputFormat::kJson))["results"][0];
+        if (!want_open) {
+          CHECK(j["desired"].is_null());
+          CHECK(j["drift"].is_null());
+          CHECK(status_drift(row).empty());
+          continue;
+        }
+        CHECK(j["desired"] == (*want_open ? "open" : "closed"));
+        const bool drift = suspended == *want_open;
+        CHECK(j["drift"] == drift);
+        std::string table = render_status({row}, OutputFormat::kText);
+        const std::string marker = drift ? (suspended ? ", but suspended" : ", but running") : "";
+        // The marker sits in the column that decided.
+        if (active) CHECK(table.find(std::string(ov->until) + " (in 1h)" + marker) != std::string::npos);
+        if (!active) CHECK(cell(table, "WINDOW") == std::string(window) + marker);
+        if (!drift) CHECK(table.find(", but ") == std::string::npos);
+      }
+  CHECK(cases == 2 * 4 * 5);
+}
+
+TEST_CASE("status: an empty run prints no table; a chunk of failed targets none either") {
+  CHECK(render_status({}, OutputFormat::kText).empty());
+  StatusRow gone;
+  gone.error = "not found";
+  std::ostringstream out;
+  StatusWriter writer(out, OutputFormat::kText);
+  writer.add({gone});
+  writer.finish();
+  CHECK(out.str().empty());
 }

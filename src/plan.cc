@@ -13,7 +13,10 @@ using nlohmann::json;
 
 namespace {
 
-constexpr const char* kMarkKeys[] = {kSuspendedByAnnotation, kSuspendedAtAnnotation, kReasonAnnotation};
+constexpr const char* kMarkKeys[] = {kSuspendedByAnnotation, kSuspendedAtAnnotation, kReasonAnnotation,
+                                     kFluxReasonRecordAnnotation};
+// Others' suspend annotations: Flux's reason (flux suspend --reason) and the Flux Operator's suspender.
+constexpr const char* kForeignSuspendKeys[] = {kFluxReasonAnnotation, kOperatorSuspendedByAnnotation};
 constexpr const char* kOverrideKeys[] = {kOverrideAnnotation, kOverrideUntilAnnotation, kOverrideAtAnnotation,
                                          kOverrideByAnnotation, kOverrideReasonAnnotation};
 
@@ -50,18 +53,107 @@ std::string with_reason(std::string message, const std::string& reason) {
 
 void add_note(std::string& note, const std::string& text) { note += (note.empty() ? "" : ", ") + text; }
 
-// windowctl's marks on a suspension it owns (close, adopt): who, when, and why or no stale why.
-void mark(const json& obj, const PlanInput& in, json& annotations) {
+// windowctl's marks on a suspension it owns (close, adopt): who, when, why or no stale why, and
+// the Flux reason it leaves, so that a later `flux suspend --reason` shows. The Flux Operator's
+// suspendedBy would name someone else as the suspender: it goes.
+void mark(const json& obj, const PlanInput& in, const std::string& flux_reason, json& annotations,
+          const std::string& at) {
   annotations[kSuspendedByAnnotation] = kSuspendedByValue;
-  annotations[kSuspendedAtAnnotation] = in.now;
+  annotations[kSuspendedAtAnnotation] = at;
   if (!in.reason.empty()) {
     annotations[kReasonAnnotation] = in.reason;
   } else if (has_annotation(obj, kReasonAnnotation)) {
     annotations[kReasonAnnotation] = nullptr;
   }
+  annotations[kFluxReasonRecordAnnotation] = flux_reason;
+  if (has_annotation(obj, kOperatorSuspendedByAnnotation)) annotations[kOperatorSuspendedByAnnotation] = nullptr;
+}
+
+// The fieldsV1 trie has a key for the field, whatever is below it ("." or children).
+bool owns(const json& fields, const char* map, const char* key) {
+  const json* node = field(fields, map);
+  return node && field(*node, key);
+}
+
+std::vector<SuspendWriter> suspend_writers(const json& obj) {
+  std::vector<SuspendWriter> out;
+  const json* meta = field(obj, "metadata");
+  const json* managed = meta ? field(*meta, "managedFields") : nullptr;
+  if (!managed || !managed->is_array()) return out;
+  const std::string reason_key = std::string("f:") + kFluxReasonAnnotation;
+  for (const auto& entry : *managed) {
+    // A status write cannot touch spec or metadata.
+    if (!entry.is_object() || !windowctl::string_at(entry, "subresource").empty()) continue;
+    const json* fields = field(entry, "fieldsV1");
+    if (!fields) continue;
+    SuspendWriter w{windowctl::string_at(entry, "manager"), windowctl::string_at(entry, "time")};
+    w.suspend = owns(*fields, "f:spec", "f:suspend");
+    const json* meta_fields = field(*fields, "f:metadata");
+    w.reason = meta_fields && owns(*meta_fields, "f:annotations", reason_key.c_str());
+    if (w.suspend || w.reason) out.push_back(std::move(w));
+  }
+  return out;
+}
+
+// Managers whose owning spec.suspend is a manifest that declares it (the parent Kustomization
+// applying from Git, helm-controller from a chart): a setup problem check names (WC002), not
+// someone suspending it during an incident.
+bool applies_manifests(const std::string& manager) {
+  return manager == "kustomize-controller" || manager == "helm-controller";
+}
+
+// Strictly after, in whole seconds: managedFields times have no more, and a write in the same
+// second as windowctl's mark (adopt right after a suspend) cannot be told apart from one before.
+bool after(const std::string& time, const std::string& than) {
+  auto t = parse_rfc3339_saturated(time);
+  auto u = parse_rfc3339_saturated(than);
+  return t && u && std::chrono::floor<std::chrono::seconds>(*t) > std::chrono::floor<std::chrono::seconds>(*u);
 }
 
 }  // namespace
+
+std::string Holder::who() const { return via_operator ? (by.empty() ? "someone" : by) + " via Flux Operator" : by; }
+
+Holder holder_of(const ObjectState& s) {
+  Holder h;
+  const bool theirs = !s.windowctl_mark;
+  if (s.operator_suspended_by && *s.operator_suspended_by != kSuspendedByValue) {
+    h.by = *s.operator_suspended_by;
+    h.via_operator = true;
+    h.after_windowctl = !theirs;
+    h.detail =
+        theirs ? h.who() : (h.by.empty() ? "someone" : h.by) + " suspended it in the Flux Operator after windowctl did";
+    return h;
+  }
+  // The writer that names the holder, the latest of its rank. Someone else's suspension: any
+  // owner of spec.suspend. windowctl's: another manager's write after the mark, of spec.suspend
+  // (rank 2) before one of the reason (rank 1).
+  const SuspendWriter* best = nullptr;
+  int best_rank = 0;
+  for (const auto& w : s.writers) {
+    if (w.manager == kFieldManager) continue;
+    int rank = theirs ? w.suspend : applies_manifests(w.manager) || !after(w.time, s.suspended_at) ? 0 : 1 + w.suspend;
+    if (rank > best_rank || (rank && rank == best_rank && after(w.time, best->time))) {
+      best = &w;
+      best_rank = rank;
+    }
+  }
+  if (best) {
+    h.by = best->manager;
+    h.since = best->time;
+  }
+  if (theirs) {
+    h.detail = h.by;
+    return h;
+  }
+  if (!best && !(s.flux_reason_record && *s.flux_reason_record != s.flux_reason)) return h;
+  h.after_windowctl = true;
+  h.detail = (!best            ? std::string("the suspend reason changed")
+              : best_rank == 2 ? h.by + " set spec.suspend"
+                               : h.by + " changed the suspend reason") +
+             " after windowctl suspended it";
+  return h;
+}
 
 ObjectState read_state(const json& obj) {
   ObjectState s;
@@ -69,10 +161,16 @@ ObjectState read_state(const json& obj) {
     auto it = obj["spec"].find("suspend");
     s.suspended = it != obj["spec"].end() && it->is_boolean() && it->get<bool>();
   }
-  s.marked = string_at(obj, "annotations", kSuspendedByAnnotation) == kSuspendedByValue;
+  s.windowctl_mark = string_at(obj, "annotations", kSuspendedByAnnotation) == kSuspendedByValue;
   s.suspended_at = string_at(obj, "annotations", kSuspendedAtAnnotation);
   s.reason = string_at(obj, "annotations", kReasonAnnotation);
   s.flux_reason = string_at(obj, "annotations", kFluxReasonAnnotation);
+  // Present with another type is still present: someone wrote it, and "" is what it says.
+  if (has_annotation(obj, kFluxReasonRecordAnnotation))
+    s.flux_reason_record = string_at(obj, "annotations", kFluxReasonRecordAnnotation);
+  if (has_annotation(obj, kOperatorSuspendedByAnnotation))
+    s.operator_suspended_by = string_at(obj, "annotations", kOperatorSuspendedByAnnotation);
+  s.writers = suspend_writers(obj);
   s.reconcile_label = string_at(obj, "labels", kReconcileLabel);
   s.has_marks =
       std::any_of(std::begin(kMarkKeys), std::end(kMarkKeys), [&](const char* k) { return has_annotation(obj, k); });
@@ -83,7 +181,21 @@ ObjectState read_state(const json& obj) {
   s.override_reason = string_at(obj, "annotations", kOverrideReasonAnnotation);
   s.has_override = std::any_of(std::begin(kOverrideKeys), std::end(kOverrideKeys),
                                [&](const char* k) { return has_annotation(obj, k); });
+  s.holder = holder_of(s);
+  s.marked = s.windowctl_mark && !s.holder.after_windowctl;
   return s;
+}
+
+std::optional<bool> override_expired(const ObjectState& s, SysTime now) {
+  auto until = parse_rfc3339_saturated(s.override_until);
+  if ((s.override_state != "open" && s.override_state != "closed") || !until) return std::nullopt;
+  return now >= *until;
+}
+
+std::optional<Action> desired_action(const ObjectState& s, std::optional<bool> window_open, SysTime now) {
+  if (window_open) return sync_verdict(s, *window_open, now).action;
+  if (override_expired(s, now) == false) return s.override_state == "open" ? Action::kOpen : Action::kClose;
+  return std::nullopt;
 }
 
 SyncVerdict sync_verdict(const ObjectState& s, bool window_open, SysTime now) {
@@ -146,9 +258,10 @@ Decision decide(const json& obj, const PlanInput& in) {
       if (!s.suspended) {
         d.outcome = Outcome::kClosed;
         spec["suspend"] = true;
-        mark(obj, in, annotations);
         // Flux's place for it too, so `kubectl describe` and Flux tooling show why.
-        annotations[kFluxReasonAnnotation] = in.reason.empty() ? kDefaultFluxReason : in.reason;
+        const std::string flux_reason = in.reason.empty() ? kDefaultFluxReason : in.reason;
+        annotations[kFluxReasonAnnotation] = flux_reason;
+        mark(obj, in, flux_reason, annotations, in.now);
         d.event_reason = "WindowClosed";
         d.event_message = with_reason("Suspended by windowctl: window closed" + cause, in.reason);
       } else {
@@ -159,10 +272,12 @@ Decision decide(const json& obj, const PlanInput& in) {
     case Action::kOpen:
       if (s.suspended && !s.marked && !in.force) {
         d.outcome = Outcome::kHeld;
+        d.held = s.holder.detail;
         d.event_reason = "WindowOpenHeld";
         d.event_type = "Warning";
         d.event_message =
-            with_reason("Left suspended: suspended by someone else, not windowctl (open --force resumes it)" + cause +
+            with_reason("Left suspended: suspended by someone else" + (d.held.empty() ? "" : " (" + d.held + ")") +
+                            ", not windowctl (open --force resumes it)" + cause +
                             (s.flux_reason.empty() ? "" : "; their reason: " + quote_reason(s.flux_reason)),
                         in.reason);
         if (!s.flux_reason.empty()) add_note(d.note, "reason " + quote_reason(s.flux_reason));
@@ -182,9 +297,12 @@ Decision decide(const json& obj, const PlanInput& in) {
         d.outcome = Outcome::kAlreadyOpen;
       }
       clear(obj, kMarkKeys, annotations);
-      // Resumed, or running already: a suspend reason no longer says anything true.
-      if (has_annotation(obj, kFluxReasonAnnotation)) annotations[kFluxReasonAnnotation] = nullptr;
-      if ((s.has_marks || has_annotation(obj, kFluxReasonAnnotation)) && !s.suspended)
+      // Resumed, or running already: a suspend reason or suspender no longer says anything true
+      // (flux resume removes the one, the Flux Operator's resume the other).
+      clear(obj, kForeignSuspendKeys, annotations);
+      if ((s.has_marks || std::any_of(std::begin(kForeignSuspendKeys), std::end(kForeignSuspendKeys),
+                                      [&](const char* k) { return has_annotation(obj, k); })) &&
+          !s.suspended)
         add_note(d.note, "stale marks cleared");
       break;
     case Action::kRelabel: d.outcome = label_differs ? Outcome::kRelabeled : Outcome::kAlreadyLabeled; break;
@@ -196,14 +314,22 @@ Decision decide(const json& obj, const PlanInput& in) {
         d.outcome = Outcome::kAlreadyClosed;
         add_note(d.note, "already marked by windowctl");
       } else {
-        // Exactly the marks close leaves, so open treats it as its own; spec stays as it is.
+        // Exactly the marks close leaves, so open treats it as its own; spec stays as it is, and
+        // so does the reason they gave Flux: it is recorded as the one windowctl found.
         d.outcome = Outcome::kAdopted;
-        mark(obj, in, annotations);
+        d.held = s.holder.detail;
+        // Marked no earlier than the writes it adopts: the API server's clock may run ahead of
+        // this one, and a write "after" the mark would hold it again at once.
+        std::string at = in.now;
+        for (const auto& w : s.writers) {
+          if (w.manager != kFieldManager && after(w.time, at)) at = w.time;
+        }
+        mark(obj, in, s.flux_reason, annotations, at);
         d.event_reason = "WindowAdopted";
-        d.event_message = with_reason(
-            "Adopted by windowctl: suspended by someone else, now marked as closed by windowctl, so the next open "
-            "resumes it",
-            in.reason);
+        d.event_message = with_reason("Adopted by windowctl: suspended by someone else" +
+                                          (d.held.empty() ? "" : " (" + d.held + ")") +
+                                          ", now marked as closed by windowctl, so the next open resumes it",
+                                      in.reason);
       }
       break;
   }
@@ -257,10 +383,11 @@ Decision decide(const json& obj, const PlanInput& in) {
   return d;
 }
 
-std::string quote_reason(const std::string& reason) {
+std::string quote_reason(const std::string& reason, std::size_t max) {
   if (reason.empty()) return {};
+  max = std::max<std::size_t>(max, 4);
   std::string cut = utf8_prefix(reason, std::string::npos);
-  if (cut.size() > kQuotedReasonMax) cut = utf8_prefix(cut, kQuotedReasonMax - 3) + "...";
+  if (cut.size() > max) cut = utf8_prefix(cut, max - 3) + "...";
   return json(cut).dump(-1, ' ', false, json::error_handler_t::replace);
 }
 
@@ -280,6 +407,7 @@ std::string outcome_text(Outcome o, bool dry_run) {
 
 std::string describe(const Decision& d, bool dry_run) {
   std::string text = outcome_text(d.outcome, dry_run);
+  if (d.outcome == Outcome::kHeld && !d.held.empty()) text += " (" + d.held + ")";
   if (d.note.empty()) return text;
   return text + (dry_run ? ", planned: " : ", ") + d.note;
 }

@@ -5,6 +5,7 @@
 #include <nlohmann/json.hpp>
 #include <optional>
 #include <string>
+#include <vector>
 
 #include "timefmt.h"
 
@@ -18,6 +19,14 @@ inline constexpr const char* kSuspendedByValue = "windowctl";
 // (its --reason, else kDefaultFluxReason), open removes it when it resumes.
 inline constexpr const char* kFluxReasonAnnotation = "suspend.toolkit.fluxcd.io/reason";
 inline constexpr const char* kDefaultFluxReason = "suspended by windowctl: reconciliation window closed";
+// What windowctl left in Flux's reason annotation when it marked the suspension: close, what it
+// wrote; adopt, what it found ("" for none). Another value later means someone suspended it
+// again over windowctl's suspension (`flux suspend --reason INC-999` during an incident).
+inline constexpr const char* kFluxReasonRecordAnnotation = "windowctl.io/flux-reason";
+// The Flux Operator's web UI writes who suspended an object there, and removes it on resume.
+inline constexpr const char* kOperatorSuspendedByAnnotation = "fluxcd.controlplane.io/suspendedBy";
+// windowctl's PATCHes carry ?fieldManager=windowctl: its entry in metadata.managedFields.
+inline constexpr const char* kFieldManager = "windowctl";
 // A reason someone else gave is quoted in output and Events up to this many bytes.
 inline constexpr std::size_t kQuotedReasonMax = 200;
 inline constexpr const char* kRequestedAtAnnotation = "reconcile.fluxcd.io/requestedAt";
@@ -58,14 +67,40 @@ struct PlanInput {
   std::string override_note;   // --scheduled: the active override that decided, for the output
 };
 
+// A metadata.managedFields entry (not of a subresource) that owns spec.suspend or Flux's reason
+// annotation: the last manager to change that field's value (an Update takes only what it changed).
+struct SuspendWriter {
+  std::string manager;
+  std::string time;      // the entry's time, as the server wrote it: its manager's last write
+  bool suspend = false;  // owns spec.suspend
+  bool reason = false;   // owns suspend.toolkit.fluxcd.io/reason
+};
+
+// Who holds a suspension that is not windowctl's: what `open` names when it leaves it suspended.
+struct Holder {
+  std::string by;                // the Flux Operator's user, or a field manager ("flux"); "" unknown
+  bool via_operator = false;     // `by` is the Flux Operator's fluxcd.controlplane.io/suspendedBy
+  std::string since;             // their managedFields time, RFC 3339 as written; "" unknown
+  bool after_windowctl = false;  // windowctl's mark is there, but someone else suspended it since
+  std::string detail;       // for people, "" when nothing is known: "flux", "flux set spec.suspend after windowctl ..."
+  std::string who() const;  // "flux", "alice via Flux Operator", ""
+};
+
 struct ObjectState {
   bool suspended = false;
-  bool marked = false;  // suspended-by says windowctl
+  // windowctl's suspension: suspended-by says windowctl and nobody suspended it again since
+  // (holder_of). What open resumes without --force and adopt leaves alone.
+  bool marked = false;
+  bool windowctl_mark = false;  // suspended-by says windowctl, whatever happened since
   std::string suspended_at;
   std::string reason;
-  std::string flux_reason;      // suspend.toolkit.fluxcd.io/reason, whoever wrote it
+  std::string flux_reason;                           // suspend.toolkit.fluxcd.io/reason, whoever wrote it
+  std::optional<std::string> flux_reason_record;     // windowctl.io/flux-reason; nullopt: absent (older marks)
+  std::optional<std::string> operator_suspended_by;  // fluxcd.controlplane.io/suspendedBy; nullopt: absent
+  std::vector<SuspendWriter> writers;
+  Holder holder;                // suspended and not marked: who, as far as the object tells
   std::string reconcile_label;  // "" when absent
-  bool has_marks = false;       // any suspended-by/-at/reason mark present
+  bool has_marks = false;       // any of windowctl's suspension marks present
   std::string override_state;   // "open", "closed" or "" (none)
   std::string override_until;
   std::string override_by;
@@ -75,6 +110,20 @@ struct ObjectState {
 };
 
 ObjectState read_state(const nlohmann::json& object);
+
+// The held rule. An object with windowctl's mark (suspended-by: windowctl) is no longer
+// windowctl's suspension, and open holds it, when someone else suspended it again since, i.e. any of:
+//  1. Flux's reason annotation is not what windowctl left there (windowctl.io/flux-reason; an
+//     absent annotation counts as ""); marks from before that record skip this rule;
+//  2. the Flux Operator's fluxcd.controlplane.io/suspendedBy is present and not "windowctl", or
+//  3. a managedFields entry (not of a subresource) of a manager other than windowctl and the
+//     parents that apply objects from Git or charts (kustomize-controller, helm-controller, whose
+//     owning it is a manifest declaring spec.suspend: check's WC002) owns spec.suspend or Flux's
+//     reason annotation and its time is after windowctl.io/suspended-at (whole seconds; without
+//     a readable suspended-at this rule cannot order the writes and says nothing).
+// Without the mark the holder is whoever the object names: the Flux Operator's user, else the
+// latest manager owning spec.suspend. Pure over read_state's fields.
+Holder holder_of(const ObjectState& state);
 
 enum class Outcome { kOpened, kAlreadyOpen, kClosed, kAlreadyClosed, kHeld, kRelabeled, kAlreadyLabeled, kAdopted };
 
@@ -86,13 +135,14 @@ struct Decision {
   std::string event_message;
   bool wait_for_token = false;  // --wait must see the token echoed in lastHandledReconcileAt
   std::string note;             // what else the patch does: "relabeled", "open until T", ...
+  std::string held;             // kHeld (or adopted): who and why, Holder::detail; "" unknown
 };
 
 Decision decide(const nlohmann::json& object, const PlanInput& input);
 
-// Someone else's reason as windowctl quotes it: a JSON string literal, cut at kQuotedReasonMax
+// Someone else's reason as windowctl quotes it: a JSON string literal, cut at `max` (at least 4)
 // bytes on a character boundary (with "..."); "" when there is none.
-std::string quote_reason(const std::string& reason);
+std::string quote_reason(const std::string& reason, std::size_t max = kQuotedReasonMax);
 
 // True when the object shows every change of the merge patch (its resourceVersion precondition
 // aside): how a PATCH whose answer was lost is told apart from one that never landed. The
@@ -110,6 +160,14 @@ struct SyncVerdict {
 };
 SyncVerdict sync_verdict(const ObjectState& state, bool window_open, SysTime now);
 
+// Whether the object's override has run out at `now`: nullopt when there is none sync would
+// honour (absent, or a state or until it cannot read, which sync drops).
+std::optional<bool> override_expired(const ObjectState& state, SysTime now);
+
+// What sync would make of the object now (status): the window's verdict, or without a window
+// an unexpired override's; nullopt when neither says. kOpen or kClose.
+std::optional<Action> desired_action(const ObjectState& state, std::optional<bool> window_open, SysTime now);
+
 // open/close --scheduled: the job says what the window wants at its edge; an unexpired override
 // (open/close --for) still wins, exactly as with sync, and an expired one is dropped. The input
 // comes back with the action, override mode and cause that apply to this object.
@@ -118,7 +176,8 @@ PlanInput scheduled_input(const ObjectState& state, PlanInput in, SysTime now);
 // "closed", "already closed", "held: suspended by someone else"; with dry_run "would close".
 std::string outcome_text(Outcome outcome, bool dry_run);
 std::string outcome_code(Outcome outcome);  // stable JSON value: "closed", "already-closed", ...
-// outcome_text plus what a write on an already-settled object did ("already open, relabeled").
+// outcome_text plus who holds it ("held: suspended by someone else (flux)") and what a write on
+// an already-settled object did ("already open, relabeled").
 std::string describe(const Decision& decision, bool dry_run);
 
 }  // namespace windowctl

@@ -52,7 +52,7 @@ TEST_CASE("close suspends a running object and marks it") {
   REQUIRE(d.patch);
   CHECK(*d.patch == json::parse(R"({"metadata":{"resourceVersion":"42","annotations":{
       "windowctl.io/suspended-by":"windowctl","windowctl.io/suspended-at":"2026-11-22T08:00:00Z","windowctl.io/reason":"maintenance",
-      "suspend.toolkit.fluxcd.io/reason":"maintenance"}},
+      "suspend.toolkit.fluxcd.io/reason":"maintenance","windowctl.io/flux-reason":"maintenance"}},
       "spec":{"suspend":true}})"));
   CHECK(d.event_reason == "WindowClosed");
   CHECK(d.event_type == "Normal");
@@ -160,8 +160,13 @@ TEST_CASE("relabel changes only the label") {
 
 TEST_CASE("every state, action and flag: the patch reaches the goal and a second decision is a no-op") {
   std::vector<json> suspends = {nullptr, false, true, "yes"};
+  json reason_changed = kMarks, operator_suspended = kMarks;
+  reason_changed[kFluxReasonRecordAnnotation] = "weekly";
+  reason_changed[kFluxReasonAnnotation] = "INC-999";
+  operator_suspended[kOperatorSuspendedByAnnotation] = "alice";
   std::vector<json> annotation_sets = {
-      json::object(), kMarks, {{kSuspendedByAnnotation, "alice"}}, {{kReasonAnnotation, "stale"}}};
+      json::object(),    kMarks, {{kSuspendedByAnnotation, "alice"}}, {{kReasonAnnotation, "stale"}}, reason_changed,
+      operator_suspended};
   std::vector<json> label_sets = {json::object(), {{kReconcileLabel, "enabled"}}, {{kReconcileLabel, "DISABLED"}}};
   int cases = 0;
   for (const auto& suspend : suspends)
@@ -225,7 +230,7 @@ TEST_CASE("every state, action and flag: the patch reaches the goal and a second
               auto again = decide(after, in);
               CHECK_FALSE(again.patch);
             }
-  CHECK(cases == 4 * 4 * 3 * 4 * 2 * 2);
+  CHECK(cases == 4 * 6 * 3 * 4 * 2 * 2);
 }
 
 TEST_CASE("open --for records a time-boxed override in the same patch") {
@@ -353,7 +358,7 @@ TEST_CASE("adopt marks someone else's suspension exactly as close would have") {
   REQUIRE(d.patch);
   CHECK(*d.patch == json::parse(R"({"metadata":{"resourceVersion":"42","annotations":{
       "windowctl.io/suspended-by":"windowctl","windowctl.io/suspended-at":"2026-11-22T08:00:00Z",
-      "windowctl.io/reason":"migrated from flux-cli jobs"}}})"));
+      "windowctl.io/reason":"migrated from flux-cli jobs","windowctl.io/flux-reason":""}}})"));
   CHECK(d.event_reason == "WindowAdopted");
   CHECK(d.event_type == "Normal");
   CHECK(describe(d, false) == "adopted");
@@ -550,4 +555,287 @@ TEST_CASE("a quoted reason is capped on a character boundary") {
   CHECK(json::parse(q).get<std::string>().size() % 2 == 1);  // whole "ä"s plus "..."
   CHECK_NOTHROW(json::parse(quote_reason("bad \xFF byte")));
   CHECK(quote_reason("line\nbreak") == "\"line\\nbreak\"");
+}
+
+namespace {
+
+// A managedFields entry as the API server writes it for an Update: fieldsV1 as a trie.
+json entry(const std::string& manager, const std::string& time, bool suspend, bool reason,
+           const std::string& subresource = "") {
+  json fields = json::object();
+  if (suspend) fields["f:spec"]["f:suspend"] = json::object();
+  if (reason) fields["f:metadata"]["f:annotations"][std::string("f:") + kFluxReasonAnnotation] = json::object();
+  if (!suspend && !reason) fields["f:metadata"]["f:labels"]["f:team"] = json::object();
+  json e = {{"manager", manager}, {"operation", "Update"},    {"apiVersion", "kustomize.toolkit.fluxcd.io/v1"},
+            {"time", time},       {"fieldsType", "FieldsV1"}, {"fieldsV1", fields}};
+  if (!subresource.empty()) e["subresource"] = subresource;
+  return e;
+}
+
+// What close leaves on the object at 2026-11-19T17:00:00Z with --reason weekly.
+json closed_by_windowctl(json extra_annotations = json::object(), json managed = json::array()) {
+  json ann = kMarks;
+  ann[kFluxReasonAnnotation] = "weekly";
+  ann[kFluxReasonRecordAnnotation] = "weekly";
+  if (extra_annotations.is_object()) ann.update(extra_annotations);
+  json o = object(true, ann);
+  if (!managed.is_array()) managed = json::array();
+  managed.insert(managed.begin(), entry("windowctl", "2026-11-19T17:00:00Z", true, true));
+  o["metadata"]["managedFields"] = managed;
+  return o;
+}
+
+}  // namespace
+
+TEST_CASE("held: flux suspend --reason over windowctl's suspension (the incident) is held, named, and forced") {
+  // `flux suspend --reason "INC-999 do not resume"` on the already suspended object: only the
+  // reason changes, so flux (its User-Agent's manager) owns the reason and windowctl spec.suspend.
+  json incident = closed_by_windowctl({{kFluxReasonAnnotation, "INC-999 do not resume"}},
+                                      {entry("flux", "2026-11-20T03:12:00Z", false, true)});
+  ObjectState s = read_state(incident);
+  CHECK(s.windowctl_mark);
+  CHECK_FALSE(s.marked);
+  CHECK(s.holder.after_windowctl);
+  CHECK(s.holder.by == "flux");
+  CHECK(s.holder.since == "2026-11-20T03:12:00Z");
+  auto d = decide(incident, input(Action::kOpen, false, false, "window open"));
+  CHECK(d.outcome == Outcome::kHeld);
+  CHECK_FALSE(d.patch);
+  CHECK(
+      describe(d, false) ==
+      R"(held: suspended by someone else (flux changed the suspend reason after windowctl suspended it), reason "INC-999 do not resume")");
+  CHECK(d.event_reason == "WindowOpenHeld");
+  CHECK(d.event_type == "Warning");
+  CHECK(
+      d.event_message ==
+      R"(Left suspended: suspended by someone else (flux changed the suspend reason after windowctl suspended it), not windowctl (open --force resumes it); their reason: "INC-999 do not resume": window open)");
+  // sync and --scheduled decide with the same open: held too.
+  SysTime now = *parse_rfc3339("2026-11-20T08:00:00Z");
+  CHECK(decide(incident, scheduled_input(s, input(Action::kOpen), now)).outcome == Outcome::kHeld);
+  SyncVerdict v = sync_verdict(s, true, now);
+  CHECK(decide(incident, input(v.action)).outcome == Outcome::kHeld);
+  // close: already closed, nothing written, their reason stays.
+  CHECK_FALSE(decide(incident, input(Action::kClose)).patch);
+
+  // --force resumes and leaves no mark, record or reason behind.
+  auto forced = decide(incident, input(Action::kOpen, true));
+  CHECK(forced.outcome == Outcome::kOpened);
+  REQUIRE(forced.patch);
+  const json& ann = forced.patch->at("/metadata/annotations"_json_pointer);
+  for (const char* key : {kSuspendedByAnnotation, kSuspendedAtAnnotation, kReasonAnnotation,
+                          kFluxReasonRecordAnnotation, kFluxReasonAnnotation})
+    CHECK(ann.at(key).is_null());
+  CHECK(forced.event_message == "Resumed by windowctl --force: it was suspended by someone else");
+
+  // adopt makes it windowctl's again: the record takes their reason, the next open resumes it.
+  PlanInput adopt = input(Action::kAdopt, false, false, "INC-999 done");
+  adopt.now = "2026-11-20T09:00:00Z";
+  auto adopted = decide(incident, adopt);
+  CHECK(adopted.outcome == Outcome::kAdopted);
+  REQUIRE(adopted.patch);
+  CHECK(adopted.patch->at("/metadata/annotations"_json_pointer).at(kFluxReasonRecordAnnotation) ==
+        "INC-999 do not resume");
+  CHECK(adopted.event_message ==
+        "Adopted by windowctl: suspended by someone else (flux changed the suspend reason after windowctl suspended "
+        "it), now marked as closed by windowctl, so the next open resumes it: INC-999 done");
+  json after = merged(incident, *adopted.patch);
+  CHECK(read_state(after).marked);
+  CHECK(decide(after, input(Action::kOpen)).outcome == Outcome::kOpened);
+  CHECK(decide(after, input(Action::kAdopt)).outcome == Outcome::kAlreadyClosed);
+}
+
+TEST_CASE("held: each rule alone, with who and why") {
+  // 1. The reason changed and nothing says who (no managedFields, e.g. a server that strips them).
+  json reason_only = closed_by_windowctl({{kFluxReasonAnnotation, "INC-999"}});
+  auto d = decide(reason_only, input(Action::kOpen));
+  CHECK(
+      describe(d, false) ==
+      R"(held: suspended by someone else (the suspend reason changed after windowctl suspended it), reason "INC-999")");
+  // ... removed counts: flux resume and a suspend without --reason leave none.
+  json reason_gone = closed_by_windowctl();
+  reason_gone["metadata"]["annotations"].erase(kFluxReasonAnnotation);
+  CHECK(decide(reason_gone, input(Action::kOpen)).outcome == Outcome::kHeld);
+  // 2. Resumed and suspended again in the Flux Operator's UI (it skips objects already suspended).
+  json operator_ui = closed_by_windowctl({{kOperatorSuspendedByAnnotation, "alice@example.com"}},
+                                         {entry("flux-operator-web", "2026-11-20T03:00:00Z", true, false)});
+  d = decide(operator_ui, input(Action::kOpen));
+  CHECK(
+      describe(d, false) ==
+      R"(held: suspended by someone else (alice@example.com suspended it in the Flux Operator after windowctl did), reason "weekly")");
+  CHECK(read_state(operator_ui).holder.who() == "alice@example.com via Flux Operator");
+  // 3. spec.suspend written by another manager after windowctl: kubectl patch (resume, suspend).
+  json kubectl = closed_by_windowctl({}, {entry("kubectl-patch", "2026-11-20T03:00:00Z", true, false)});
+  kubectl["metadata"]["managedFields"][0] = entry("windowctl", "2026-11-19T17:00:00Z", false, true);
+  d = decide(kubectl, input(Action::kOpen));
+  CHECK(
+      describe(d, false) ==
+      R"(held: suspended by someone else (kubectl-patch set spec.suspend after windowctl suspended it), reason "weekly")");
+  CHECK(read_state(kubectl).holder.since == "2026-11-20T03:00:00Z");
+}
+
+TEST_CASE("held: what is not someone else suspending it again") {
+  auto still_ours = [](const json& obj) {
+    CAPTURE(obj.dump());
+    ObjectState s = read_state(obj);
+    CHECK(s.marked);
+    CHECK_FALSE(s.holder.after_windowctl);
+    CHECK(decide(obj, input(Action::kOpen)).outcome == Outcome::kOpened);
+  };
+  still_ours(closed_by_windowctl());
+  // The parent Kustomization (or helm-controller) owning spec.suspend is Git declaring it: WC002.
+  still_ours(closed_by_windowctl({}, {entry("kustomize-controller", "2026-11-20T03:00:00Z", true, false)}));
+  still_ours(closed_by_windowctl({}, {entry("helm-controller", "2026-11-20T03:00:00Z", true, false)}));
+  // Writes of other fields: a label, the controller's status.
+  still_ours(closed_by_windowctl({}, {entry("kubectl-label", "2026-11-20T03:00:00Z", false, false)}));
+  still_ours(closed_by_windowctl({}, {entry("kustomize-controller", "2026-11-20T03:00:00Z", true, true, "status")}));
+  // windowctl's own later writes (an override, a relabel).
+  json own = closed_by_windowctl();
+  own["metadata"]["managedFields"][0]["time"] = "2026-11-21T00:00:00Z";
+  still_ours(own);
+  // Writes before the mark (adopt of a flux suspension), or in its very second.
+  still_ours(closed_by_windowctl({}, {entry("flux", "2026-11-19T16:00:00Z", true, true)}));
+  still_ours(closed_by_windowctl({}, {entry("flux", "2026-11-19T17:00:00Z", true, true)}));
+  // A suspendedBy naming windowctl itself.
+  still_ours(closed_by_windowctl({{kOperatorSuspendedByAnnotation, "windowctl"}}));
+  // Marks from before the record: their reason cannot be compared (an older adopt kept theirs).
+  json legacy = object(true, kMarks);
+  legacy["metadata"]["annotations"][kFluxReasonAnnotation] = "DB migration";
+  still_ours(legacy);
+  // Without a readable suspended-at a later write cannot be told from an earlier one.
+  json undated = closed_by_windowctl({}, {entry("flux", "2026-11-20T03:00:00Z", true, false)});
+  undated["metadata"]["annotations"][kSuspendedAtAnnotation] = "yesterday";
+  still_ours(undated);
+  // Malformed managedFields are no writers.
+  for (const json& junk : {json("x"), json::array({1, "x", nullptr}), json::array({{{"manager", "flux"}}}),
+                           json::array({{{"manager", "flux"}, {"fieldsV1", "f:spec"}}})}) {
+    json o = closed_by_windowctl();
+    o["metadata"]["managedFields"] = junk;
+    still_ours(o);
+  }
+}
+
+TEST_CASE("held rule, every combination: marked is the mark minus rules 1-3") {
+  const std::vector<std::optional<std::string>> flux_reasons = {std::nullopt, "weekly", "INC-999"};
+  const std::vector<std::optional<std::string>> records = {std::nullopt, "weekly", ""};
+  const std::vector<std::optional<std::string>> operators = {std::nullopt, "windowctl", "alice", ""};
+  const std::vector<std::string> managers = {"windowctl", "flux", "kustomize-controller", "helm-controller"};
+  const std::vector<std::string> times = {"2026-11-19T16:59:59Z", "2026-11-19T17:00:00Z", "2026-11-19T17:00:01Z",
+                                          "not a time"};
+  int cases = 0;
+  for (bool mark : {false, true})
+    for (const auto& flux_reason : flux_reasons)
+      for (const auto& record : records)
+        for (const auto& op : operators)
+          for (const auto& manager : managers)
+            for (const auto& time : times)
+              for (int owned = 0; owned < 4; ++owned)
+                for (bool status_entry : {false, true}) {
+                  ++cases;
+                  json ann = json::object();
+                  if (mark) ann = kMarks;
+                  if (flux_reason) ann[kFluxReasonAnnotation] = *flux_reason;
+                  if (record) ann[kFluxReasonRecordAnnotation] = *record;
+                  if (op) ann[kOperatorSuspendedByAnnotation] = *op;
+                  json obj = object(true, ann);
+                  const bool suspend = owned & 1, reason = owned & 2;
+                  obj["metadata"]["managedFields"] =
+                      json::array({entry(manager, time, suspend, reason, status_entry ? "status" : "")});
+                  CAPTURE(obj.dump());
+                  ObjectState s = read_state(obj);
+                  // The rule, restated.
+                  const bool rule1 = record && *record != flux_reason.value_or("");
+                  const bool rule2 = op && *op != "windowctl";
+                  const bool rule3 =
+                      (suspend || reason) && !status_entry && manager == "flux" && time == "2026-11-19T17:00:01Z";
+                  CHECK(s.marked == (mark && !rule1 && !rule2 && !rule3));
+                  CHECK(s.holder.after_windowctl == (mark && (rule1 || rule2 || rule3)));
+                  // Who: the Flux Operator's user first, then a manager that wrote after the mark.
+                  if (mark && rule2) CHECK(s.holder.by == *op);
+                  if (mark && !rule2 && rule3) CHECK(s.holder.by == "flux");
+                  if (mark && !rule2 && !rule3) CHECK(s.holder.by.empty());
+                  // Unmarked: anyone who owns spec.suspend, Flux's appliers too (they name Git as the cause).
+                  if (!mark && !rule2) {
+                    const bool named = suspend && !status_entry && manager != "windowctl";
+                    CHECK(s.holder.by == (named ? manager : ""));
+                  }
+                  auto d = decide(obj, input(Action::kOpen));
+                  CHECK((d.outcome == Outcome::kHeld) == !s.marked);
+                  CHECK(d.held == s.holder.detail);
+                  if (d.outcome == Outcome::kHeld) CHECK_FALSE(d.patch);
+                  // adopt always leaves it windowctl's.
+                  auto a = decide(obj, input(Action::kAdopt));
+                  json adopted = a.patch ? merged(obj, *a.patch) : obj;
+                  CHECK(read_state(adopted).marked);
+                  CHECK_FALSE(decide(adopted, input(Action::kAdopt)).patch);
+                }
+  CHECK(cases == 2 * 3 * 3 * 4 * 4 * 4 * 4 * 2);
+  // A server clock ahead of windowctl's: adopt marks it no earlier than the write it adopts, so
+  // it is windowctl's at once and a second adopt writes nothing.
+  json ahead = closed_by_windowctl({}, {entry("kubectl-patch", "2026-11-22T08:00:05Z", true, false)});
+  auto a = decide(ahead, input(Action::kAdopt));
+  REQUIRE(a.patch);
+  CHECK(a.patch->at("/metadata/annotations"_json_pointer).at(kSuspendedAtAnnotation) == "2026-11-22T08:00:05Z");
+  CHECK(read_state(merged(ahead, *a.patch)).marked);
+}
+
+TEST_CASE("close records the Flux reason it writes and drops a stale Flux Operator suspender; open clears both") {
+  auto d = decide(object(nullptr, {{kOperatorSuspendedByAnnotation, "alice"}}), input(Action::kClose));
+  REQUIRE(d.patch);
+  const json& ann = d.patch->at("/metadata/annotations"_json_pointer);
+  CHECK(ann.at(kFluxReasonRecordAnnotation) == kDefaultFluxReason);
+  CHECK(ann.at(kOperatorSuspendedByAnnotation).is_null());
+  CHECK(read_state(merged(object(nullptr, {{kOperatorSuspendedByAnnotation, "alice"}}), *d.patch)).marked);
+  auto stale = decide(object(nullptr, {{kOperatorSuspendedByAnnotation, "alice"}}), input(Action::kOpen));
+  REQUIRE(stale.patch);
+  CHECK(stale.patch->at("/metadata/annotations"_json_pointer).at(kOperatorSuspendedByAnnotation).is_null());
+  CHECK(describe(stale, false) == "already open, stale marks cleared");
+}
+
+TEST_CASE("someone else's suspension names them when the object does") {
+  json kubectl = object(true, {{kFluxReasonAnnotation, "DB migration"}});
+  kubectl["metadata"]["managedFields"] = json::array(
+      {entry("kubectl-patch", "2026-11-20T03:00:00Z", true, false), entry("flux", "2026-11-20T04:00:00Z", false, true),
+       entry("kubectl-edit", "2026-11-19T03:00:00Z", true, false)});  // not possible, but the latest wins
+  auto d = decide(kubectl, input(Action::kOpen));
+  CHECK(describe(d, false) == R"(held: suspended by someone else (kubectl-patch), reason "DB migration")");
+  CHECK(read_state(kubectl).holder.since == "2026-11-20T03:00:00Z");
+  json ui = object(true, {{kOperatorSuspendedByAnnotation, "bob"}});
+  CHECK(describe(decide(ui, input(Action::kOpen)), false) == "held: suspended by someone else (bob via Flux Operator)");
+  json anonymous = object(true, {{kOperatorSuspendedByAnnotation, ""}});
+  CHECK(describe(decide(anonymous, input(Action::kOpen)), false) ==
+        "held: suspended by someone else (someone via Flux Operator)");
+  // adopt removes the Flux Operator's suspender: the suspension is windowctl's now.
+  auto a = decide(ui, input(Action::kAdopt));
+  REQUIRE(a.patch);
+  CHECK(a.patch->at("/metadata/annotations"_json_pointer).at(kOperatorSuspendedByAnnotation).is_null());
+}
+
+TEST_CASE("override_expired and desired_action: what status compares the object with") {
+  SysTime now = *parse_rfc3339("2026-11-22T08:00:00Z");
+  ObjectState s;
+  CHECK_FALSE(override_expired(s, now));
+  CHECK_FALSE(desired_action(s, std::nullopt, now));
+  CHECK(desired_action(s, true, now) == Action::kOpen);
+  CHECK(desired_action(s, false, now) == Action::kClose);
+  s.override_state = "closed";
+  s.override_until = "2026-11-22T09:00:00Z";
+  s.has_override = true;
+  CHECK(override_expired(s, now) == false);
+  CHECK(desired_action(s, std::nullopt, now) == Action::kClose);
+  CHECK(desired_action(s, true, now) == Action::kClose);  // the override wins over the window, as in sync
+  CHECK(override_expired(s, *parse_rfc3339("2026-11-22T09:00:00Z")) == true);
+  CHECK_FALSE(desired_action(s, std::nullopt, *parse_rfc3339("2026-11-22T09:00:00Z")));
+  CHECK(desired_action(s, true, *parse_rfc3339("2026-11-22T09:00:00Z")) == Action::kOpen);
+  s.override_until = "soon";
+  CHECK_FALSE(override_expired(s, now));
+  s.override_until = "2026-11-22T09:00:00Z";
+  s.override_state = "maybe";
+  CHECK_FALSE(override_expired(s, now));
+  CHECK_FALSE(desired_action(s, std::nullopt, now));
+}
+
+TEST_CASE("quote_reason: a shorter cut for the status table") {
+  CHECK(quote_reason("INC-999 do not resume", 10) == "\"INC-999...\"");
+  CHECK(quote_reason("short", 10) == "\"short\"");
+  CHECK(quote_reason("abcdef", 1) == "\"a...\"");  // at least 4
 }

@@ -190,9 +190,11 @@ json parse_list_page(std::string_view text, const std::function<void(json&&)>& o
   if (malformed) *malformed = problem;
   if (!problem.empty()) return json(json::value_t::discarded);
   // Depths as nlohmann counts them: 1 the list's keys, 2 the items, 3 an item's keys, 4 a
-  // section's keys, 5 an annotation's key. `section`/`sub` remember the keys on the way down.
+  // section's keys, 5 an annotation's key; in metadata.managedFields 6 an entry's keys, 7-9 its
+  // fieldsV1 trie. `section`/`sub`/`entry`/`trie` remember the keys on the way down.
   bool in_items = false;
-  std::string section, sub;
+  std::string section, sub, entry, trie[2];
+  const std::string flux_reason_field = std::string("f:") + kFluxReasonAnnotation;
   auto callback = [&](int depth, json::parse_event_t event, json& parsed) {
     using E = json::parse_event_t;
     if (depth == 2 && in_items && event == E::object_end) {
@@ -207,14 +209,31 @@ json parse_list_page(std::string_view text, const std::function<void(json&&)>& o
       case 4:
         if (!in_items) return true;
         sub = key;
-        if (section == "metadata") return key != "managedFields";
         if (section == "spec") return key == "suspend";
         if (section == "status") return reads_status_field(key);  // as the kinds table declares it
         return true;
       case 5:
         if (!in_items || section != "metadata" || sub != "annotations") return true;
-        return starts_with_any(key, {"windowctl.io/", "reconcile.fluxcd.io/", "suspend.toolkit.fluxcd.io/",
-                                     "kustomize.toolkit.fluxcd.io/", "helm.toolkit.fluxcd.io/"});
+        return starts_with_any(
+            key, {"windowctl.io/", "reconcile.fluxcd.io/", "suspend.toolkit.fluxcd.io/", "kustomize.toolkit.fluxcd.io/",
+                  "helm.toolkit.fluxcd.io/", kOperatorSuspendedByAnnotation});
+      default: break;
+    }
+    // managedFields: only who last wrote spec.suspend and Flux's reason, and when (the held rule).
+    if (!in_items || section != "metadata" || sub != "managedFields") return true;
+    switch (depth) {
+      case 6: entry = key; return key == "manager" || key == "time" || key == "subresource" || key == "fieldsV1";
+      case 7:
+        if (entry != "fieldsV1") return true;
+        trie[0] = key;
+        return key == "f:spec" || key == "f:metadata";
+      case 8:
+        if (entry != "fieldsV1") return true;
+        trie[1] = key;
+        return key == (trie[0] == "f:spec" ? "f:suspend" : "f:annotations");
+      case 9:
+        if (entry != "fieldsV1" || trie[0] != "f:metadata") return true;
+        return key == flux_reason_field;
       default: return true;
     }
   };

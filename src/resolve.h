@@ -64,8 +64,9 @@ bool for_each_listed(Client& client, const CommandOptions& options, Resolution& 
 // Parses one LIST page, handing each item to `on_item` as soon as it is complete and keeping
 // none: a page costs its bytes and one item, not a document of 500 objects. Of each item only
 // what windowctl reads survives (identity, its own and Flux's annotations, labels,
-// spec.suspend, the status it shows); managedFields, the rest of spec, status.inventory and
-// kubectl's last-applied-configuration can be most of an object's bytes. Returns the page
+// spec.suspend, the status it shows, the managedFields entries' manager, time, subresource and
+// whether they own spec.suspend or Flux's reason); the rest of managedFields and spec,
+// status.inventory and kubectl's last-applied-configuration can be most of an object's bytes. Returns the page
 // without its items (metadata.continue). A page that is not a list windowctl can act on, in
 // whole, hands over no item: not JSON, not an object, no `items` or more than one (the API
 // server always sends one, `[]` when empty), `items` not a list, an item that is not an object,

@@ -2,6 +2,8 @@
 
 #include <doctest/doctest.h>
 
+#include "plan.h"
+
 using namespace windowctl;
 using nlohmann::json;
 
@@ -15,8 +17,15 @@ TEST_CASE("list pages keep what windowctl reads and drop the bulk") {
                    "labels": {"kustomize.toolkit.fluxcd.io/reconcile": "disabled", "team": "a"},
                    "annotations": {"windowctl.io/suspended-by": "windowctl", "windowctl.io/window": "0 8 * * MON for 8h",
                                    "reconcile.fluxcd.io/requestedAt": "t", "suspend.toolkit.fluxcd.io/reason": "r",
-                                   "kubectl.kubernetes.io/last-applied-configuration": "{huge}"},
-                   "managedFields": [{"manager": "kustomize-controller"}]},
+                                   "kubectl.kubernetes.io/last-applied-configuration": "{huge}",
+                                   "fluxcd.controlplane.io/suspendedBy": "alice", "fluxcd.controlplane.io/other": "x"},
+                   "managedFields": [{"manager": "kustomize-controller", "operation": "Apply", "time": "T1",
+                                      "fieldsType": "FieldsV1", "fieldsV1": {"f:metadata": {"f:labels": {"f:team": {}}},
+                                      "f:spec": {"f:path": {}, "f:patches": {}, "f:suspend": {}}}},
+                                     {"manager": "flux", "time": "T2", "fieldsV1": {"f:metadata": {"f:annotations": {
+                                      "f:suspend.toolkit.fluxcd.io/reason": {".": {}}, "f:other": {}}}}},
+                                     {"manager": "kustomize-controller", "subresource": "status", "time": "T3",
+                                      "fieldsV1": {"f:status": {"f:conditions": {}}}}]},
       "spec": {"suspend": true, "path": "./apps", "patches": [{"patch": "huge"}]},
       "status": {"conditions": [{"type": "Ready", "status": "True"}], "lastAppliedRevision": "main@sha1:1",
                  "lastHandledReconcileAt": "t", "inventory": {"entries": [{"id": "huge"}]},
@@ -35,9 +44,16 @@ TEST_CASE("list pages keep what windowctl reads and drop the bulk") {
   CHECK(item["metadata"]["uid"] == "u1");
   CHECK(item["metadata"]["resourceVersion"] == "5");
   CHECK(item["metadata"]["labels"].size() == 2);
-  CHECK_FALSE(item["metadata"].contains("managedFields"));
+  // managedFields: who wrote spec.suspend and Flux's reason, when; nothing else.
+  CHECK(item["metadata"]["managedFields"] == json::parse(R"([
+      {"manager": "kustomize-controller", "time": "T1", "fieldsV1": {"f:metadata": {}, "f:spec": {"f:suspend": {}}}},
+      {"manager": "flux", "time": "T2", "fieldsV1": {"f:metadata": {"f:annotations": {
+          "f:suspend.toolkit.fluxcd.io/reason": {".": {}}}}}},
+      {"manager": "kustomize-controller", "subresource": "status", "time": "T3", "fieldsV1": {}}])"));
+  CHECK(read_state(item).writers.size() == 2);
   const json& ann = item["metadata"]["annotations"];
-  CHECK(ann.size() == 4);
+  CHECK(ann.size() == 5);
+  CHECK(ann["fluxcd.controlplane.io/suspendedBy"] == "alice");
   CHECK_FALSE(ann.contains("kubectl.kubernetes.io/last-applied-configuration"));
   CHECK(item["spec"] == json{{"suspend", true}});
   CHECK(item["status"].contains("conditions"));

@@ -321,7 +321,8 @@ def test_migration_from_flux_cli_jobs_goes_through_adopt(cluster):
 
     p = c.run_job(jobs["windowctl-open"])
     assert p.returncode == 1, "held fails the shipped open job"
-    assert p.stdout == "flux-system/apps-rw held: suspended by someone else\n", p.stdout
+    # The flux CLI's write is in managedFields (its User-Agent names the manager): open names it.
+    assert p.stdout == "flux-system/apps-rw held: suspended by someone else (flux)\n", p.stdout
     assert c.suspended("apps-rw")
 
     p = c.run(["adopt", "--kustomizations", "apps-rw,apps-rt", "-n", NS, "--dry-run"])

@@ -1,7 +1,9 @@
 """End-to-end harness: the real windowctl binary over real TLS against the fake API server."""
+import http.client
 import json
 import os
 import pathlib
+import ssl
 import subprocess
 import sys
 
@@ -121,6 +123,42 @@ def api(tmp_path, pki_dir):
 @pytest.fixture
 def wctl(api, tmp_path):
     return Windowctl(api, tmp_path)
+
+
+# User-Agents of the other writers: the API server names an Update's manager after the first word
+# when the request has no ?fieldManager= (the flux CLI sends none; kubectl does).
+FLUX_CLI = "flux/v2.6.4 (linux/amd64) kubernetes/$Format"
+KUBECTL = "kubectl/v1.32.0 (linux/amd64) kubernetes/abcdef0"
+
+
+def patch_as(api, name, body, agent, field_manager=None, ns="flux-system", resource=KS,
+             group="kustomize.toolkit.fluxcd.io/v1"):
+    """A merge patch by someone else over the fake's HTTPS API (not its store), so that the
+    server keeps metadata.managedFields for it as for any client: `flux suspend`, `kubectl
+    patch`, the Flux Operator's web UI."""
+    token = api.add_user("someone-else", cluster_admin=True)
+    ctx = ssl.create_default_context(cafile=api.ca_path)
+    conn = http.client.HTTPSConnection("127.0.0.1", api.port, context=ctx, timeout=10)
+    path = f"/apis/{group}/namespaces/{ns}/{resource}/{name}"
+    if field_manager:
+        path += "?fieldManager=" + field_manager
+    try:
+        conn.request("PATCH", path, body=json.dumps(body), headers={
+            "Authorization": f"Bearer {token}", "Content-Type": "application/merge-patch+json", "User-Agent": agent})
+        r = conn.getresponse()
+        answer = r.read()
+        assert r.status == 200, answer
+        return json.loads(answer)
+    finally:
+        conn.close()
+
+
+def backdate_mark(api, name, when="2026-01-05T07:00:00Z", ns="flux-system", resource=KS):
+    """windowctl marked the object earlier than the test's seconds: what it stores is kept, only
+    suspended-at moves, so that a later write by someone else is later by the clock too."""
+    obj = api.get(resource, ns, name)
+    obj["metadata"]["annotations"]["windowctl.io/suspended-at"] = when
+    api.put(resource, ns, name, obj)
 
 
 def lines(text):

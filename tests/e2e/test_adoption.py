@@ -27,7 +27,8 @@ def test_adopt_marks_someone_elses_suspension_and_open_then_resumes_it(wctl, api
     (patch,) = wctl.patches()
     body = json.loads(patch["body"])
     assert "spec" not in body and set(body["metadata"]["annotations"]) == {
-        "windowctl.io/suspended-by", "windowctl.io/suspended-at", "windowctl.io/reason"}
+        "windowctl.io/suspended-by", "windowctl.io/suspended-at", "windowctl.io/reason", "windowctl.io/flux-reason"}
+    assert body["metadata"]["annotations"]["windowctl.io/flux-reason"] == "", "the Flux reason it found: none"
     assert patch["query"].get("fieldManager") in ("windowctl", ["windowctl"])
     (event,) = wctl.events("WindowAdopted")
     assert event["type"] == "Normal" and "migrated from flux-cli jobs" in event["message"]

@@ -224,12 +224,13 @@ def test_status_table_and_json(wctl, api):
     p = wctl.run("status")
     assert p.returncode == 0, p.stderr
     rows = lines(p.stdout)
-    assert rows[0].split() == ["NAMESPACE", "NAME", "SUSPENDED", "BY", "SINCE", "READY", "REVISION", "MESSAGE"]
+    assert rows[0].split() == ["NAMESPACE", "NAME", "SUSPENDED", "BY", "SINCE", "REASON", "READY", "REVISION",
+                               "MESSAGE"]
     by_name = {r.split()[1]: r for r in rows[1:]}
     assert set(by_name) == {"infra", "apps-rt", "apps-rw"}
     assert by_name["apps-rw"].split()[2:4] == ["True", "windowctl"]
     assert "someone else" in by_name["infra"]
-    assert by_name["apps-rt"].split()[2:5] == ["False", "-", "-"]
+    assert by_name["apps-rt"].split()[2:6] == ["False", "-", "-", "-"]
     j = json_out(wctl.run("status", *TARGETS, "-o", "json"))
     (item,) = j["results"]
     assert item["name"] == "apps-rw" and item["suspended"] is True and item["suspendedBy"] == "windowctl"

@@ -8,7 +8,7 @@ import json
 import jsonschema
 import pytest
 
-from e2e_util import KS, REPO, json_out
+from e2e_util import FLUX_CLI, KS, REPO, backdate_mark, json_out, patch_as
 
 SCHEMA = json.loads((REPO / "schema" / "result.schema.json").read_text())
 VALIDATOR = jsonschema.Draft202012Validator(SCHEMA)
@@ -139,6 +139,25 @@ def test_status_lists_failed_targets_with_booleans_and_utc_times(wctl, api):
     # The text table still has no row for it: stderr names it.
     text = wctl.run("status", "--kustomizations", "apps-rw,missing")
     assert text.returncode == 1 and "missing" not in text.stdout and "flux-system/missing: not found" in text.stderr
+
+
+def test_status_with_a_held_incident_an_expired_override_and_drift(wctl, api):
+    assert wctl.run("close", "--kustomizations", "apps-rw", "--reason", "weekly").returncode == 0
+    backdate_mark(api, "apps-rw")
+    patch_as(api, "apps-rw", {"metadata": {"annotations": {"suspend.toolkit.fluxcd.io/reason": "INC-9"}}}, FLUX_CLI)
+    assert wctl.run("close", "--kustomizations", "apps-rt", "--for", "1h").returncode == 0
+    obj = api.get(KS, "flux-system", "apps-rt")
+    obj["metadata"]["annotations"]["windowctl.io/override-until"] = "2026-01-05T08:00:00+01:00"
+    api.put(KS, "flux-system", "apps-rt", obj)
+    doc = valid(wctl.run("status", "--window", ALWAYS, "-o", "json"), "status")
+    r = {x["name"]: x for x in doc["results"]}
+    assert r["apps-rw"]["held"]["by"] == "flux" and r["apps-rw"]["held"]["afterWindowctl"] is True
+    assert r["apps-rw"]["since"].endswith("Z") and (r["apps-rw"]["desired"], r["apps-rw"]["drift"]) == ("open", True)
+    assert r["apps-rt"]["override"]["expired"] is True and r["apps-rt"]["override"]["until"] == "2026-01-05T07:00:00Z"
+    assert (r["infra"]["held"], r["infra"]["desired"], r["infra"]["drift"]) == (None, "open", False)
+    # The writes have the keys too, null: status reads the state.
+    doc = valid(wctl.run("open", "--kustomizations", "apps-rw", "-o", "json"), "open")
+    assert [(x["result"], x["held"], x["desired"], x["drift"]) for x in doc["results"]] == [("held", None, None, None)]
 
 
 def test_status_of_mixed_kinds_and_of_a_namespace(wctl, api):

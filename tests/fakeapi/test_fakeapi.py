@@ -790,6 +790,61 @@ def test_managed_fields(admin):
     assert all(e["manager"] != "kubectl" for e in mf)  # it owned nothing else
 
 
+def owners(obj, *path):
+    """The managers (no subresource) whose fieldsV1 holds the field at `path`, e.g. ("spec", "suspend")."""
+    out = []
+    for e in obj["metadata"].get("managedFields", []):
+        node = e["fieldsV1"]
+        for part in path:
+            node = node.get("f:" + part) if isinstance(node, dict) else None
+        if node is not None and not e.get("subresource"):
+            out.append(e["manager"])
+    return out
+
+
+def test_managed_fields_follow_who_changed_what(srv, admin):
+    """What windowctl reads from managedFields, as kube-apiserver's field manager keeps them: an
+    Update takes only the fields whose value it changed, so `flux suspend --reason` on an object
+    someone else suspended owns the reason and not spec.suspend; a resume and a suspend move
+    spec.suspend to whoever wrote them; a write of removals only keeps the writer's time."""
+    srv.reconcile_outcome[("flux-system", "apps-rw")] = "never"
+    reason = "suspend.toolkit.fluxcd.io/reason"
+    admin.patch(KS + "/apps-rw?fieldManager=windowctl",
+                {"metadata": {"annotations": {reason: "weekly", "windowctl.io/suspended-by": "windowctl",
+                                                 "windowctl.io/suspended-at": "2026-11-20T17:00:00Z"}},
+                 "spec": {"suspend": True}})
+    obj = admin.get(KS + "/apps-rw").json
+    assert owners(obj, "spec", "suspend") == ["windowctl"]
+    assert owners(obj, "metadata", "annotations", reason) == ["windowctl"]
+    # The flux CLI sends no fieldManager: the manager is its User-Agent's first word. Its merge
+    # patch (client.MergeFrom) carries what changed, and suspend: true again changes nothing.
+    flux = {"User-Agent": "flux/v2.6.4 (linux/amd64) kubernetes/$Format"}
+    admin.patch(KS + "/apps-rw", {"metadata": {"annotations": {reason: "INC-999"}}, "spec": {"suspend": True}},
+                headers=flux)
+    obj = admin.get(KS + "/apps-rw").json
+    assert owners(obj, "spec", "suspend") == ["windowctl"]
+    assert owners(obj, "metadata", "annotations", reason) == ["flux"]
+    assert owners(obj, "metadata", "annotations", "windowctl.io/suspended-by") == ["windowctl"]
+    # A resume and a suspend by someone else: spec.suspend is theirs, windowctl's marks stay windowctl's.
+    admin.patch(KS + "/apps-rw?fieldManager=kubectl-patch", {"spec": {"suspend": None}})
+    assert owners(admin.get(KS + "/apps-rw").json, "spec", "suspend") == []
+    admin.patch(KS + "/apps-rw?fieldManager=kubectl-patch", {"spec": {"suspend": True}})
+    obj = admin.get(KS + "/apps-rw").json
+    assert owners(obj, "spec", "suspend") == ["kubectl-patch"]
+    assert owners(obj, "metadata", "annotations", "windowctl.io/suspended-by") == ["windowctl"]
+    # Removals only: the entry keeps its time (and loses the field); a write that sets a field renews it.
+    obj["metadata"]["managedFields"] = [dict(e, time="2020-01-01T00:00:00Z") for e in obj["metadata"]["managedFields"]]
+    srv.put("kustomizations", "flux-system", "apps-rw", obj)
+    admin.patch(KS + "/apps-rw?fieldManager=windowctl",
+                {"metadata": {"annotations": {"windowctl.io/suspended-by": None}}})
+    mf = admin.get(KS + "/apps-rw").json["metadata"]["managedFields"]
+    assert [e["time"] for e in mf if e["manager"] == "windowctl"] == ["2020-01-01T00:00:00Z"]
+    admin.patch(KS + "/apps-rw?fieldManager=windowctl", {"metadata": {"annotations": {"a": "b"}}})
+    mf = admin.get(KS + "/apps-rw").json["metadata"]["managedFields"]
+    assert [e["time"] for e in mf if e["manager"] == "windowctl"] != ["2020-01-01T00:00:00Z"]
+    assert [e["time"] for e in mf if e["manager"] == "kubectl-patch"] == ["2020-01-01T00:00:00Z"]
+
+
 def test_create_put_delete(srv, admin):
     srv.reconcile_outcome[("flux-system", "new")] = "never"
     body = {"apiVersion": f"{G}/v1", "kind": "Kustomization",

@@ -204,7 +204,9 @@ def covers(owned, path):
 
 def record_update(entries, old, new, manager, api_version, now, subresource=None, operation="Update"):
     """Return the managedFields after `manager` changed `old` into `new` with an Update:
-    it owns what it changed; every other manager loses those fields."""
+    it owns what it changed (a value written again unchanged is not taken); every other manager
+    loses those fields; a removed field leaves every entry. Its entry's time is the time of its last
+    write that set a field."""
     old_l = tracked_leaves(old, subresource) if old else {}
     new_l = tracked_leaves(new, subresource)
     changed = {p for p, v in new_l.items() if old_l.get(p, _MISSING) != v}
@@ -226,6 +228,12 @@ def record_update(entries, old, new, manager, api_version, now, subresource=None
         if paths:
             entry["fieldsV1"] = paths_to_fields(paths)
             out.append(entry)
+    if not changed:
+        # Only removals: the writer takes no field, so (as the API server's managedFieldsUpdater)
+        # its entry keeps its time and only loses what was removed.
+        if mine:
+            out[mine[0]]["fieldsV1"] = paths_to_fields(mine[1])
+        return [e for e in out if fields_to_paths(e.get("fieldsV1"))]
     mine_paths = (mine[1] if mine else set()) | changed
     entry = {"manager": manager, "operation": operation, "apiVersion": api_version, "time": now,
              "fieldsType": "FieldsV1", "fieldsV1": paths_to_fields(mine_paths)}
