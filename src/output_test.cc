@@ -279,7 +279,7 @@ namespace {
 
 const SysTime kNow = *parse_rfc3339("2026-11-22T08:00:00Z");
 
-json suspended_object(json annotations, json managed = json::array()) {
+json suspended_object(json annotations, std::vector<json> managed = {}) {  // a vector: see plan_test.cc
   json o = {{"metadata", {{"namespace", "flux-system"}, {"name", "apps-rw"}, {"annotations", annotations}}},
             {"spec", {{"suspend", true}}}};
   if (!managed.empty()) o["metadata"]["managedFields"] = managed;

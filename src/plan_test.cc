@@ -573,13 +573,14 @@ json entry(const std::string& manager, const std::string& time, bool suspend, bo
 }
 
 // What close leaves on the object at 2026-11-19T17:00:00Z with --reason weekly.
-json closed_by_windowctl(json extra_annotations = json::object(), json managed = json::array()) {
+// `managed` is a vector: a braced json of one json element is that element under clang (CWG 1467),
+// an array of it under gcc.
+json closed_by_windowctl(json extra_annotations = json::object(), std::vector<json> managed = {}) {
   json ann = kMarks;
   ann[kFluxReasonAnnotation] = "weekly";
   ann[kFluxReasonRecordAnnotation] = "weekly";
   if (extra_annotations.is_object()) ann.update(extra_annotations);
   json o = object(true, ann);
-  if (!managed.is_array()) managed = json::array();
   managed.insert(managed.begin(), entry("windowctl", "2026-11-19T17:00:00Z", true, true));
   o["metadata"]["managedFields"] = managed;
   return o;

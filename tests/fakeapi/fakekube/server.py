@@ -929,7 +929,7 @@ class FakeApiServer:
             docs = list(self._rbac_docs)
         # The RBAC objects created through the API count as well as those given to apply_rbac.
         for kind in ("Role", "ClusterRole", "RoleBinding", "ClusterRoleBinding"):
-            docs.extend(self.store.list(self.store.find_type(kind), None)[0])
+            docs.extend(self.store.snapshot(self.store.find_type(kind)))
         return rbac.rules_from_bindings(docs, username)
 
     def set_token(self, user, new_token, update_files=True):

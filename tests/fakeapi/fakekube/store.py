@@ -115,6 +115,12 @@ class Store:
 
     # --- list ---------------------------------------------------------------------------------
 
+    def snapshot(self, rtype):
+        """Every stored object of the type, copied: for the server's own reads (RBAC), which are
+        no client's LIST and so must not count towards compact_after_pages."""
+        with self.lock:
+            return [copy.deepcopy(o) for o in self._objects[rtype.key].values()]
+
     def list(self, rtype, ns, label_selector="", field_selector="", limit=0, continue_token=""):
         """Returns (items, continue, remainingItemCount or None), items sorted like etcd keys."""
         try:
