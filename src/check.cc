@@ -60,6 +60,12 @@ std::set<std::string> granted_names(const json& role, const std::string& group, 
   return names;
 }
 
+// An open job and a close job with the same targets make one window (WC007, WC008, WC020).
+bool same_targets(const WindowJob& a, const WindowJob& b) {
+  return std::tie(a.kind, a.target_ns, a.targets, a.flags.selector, a.flags.all, a.flags.all_namespaces) ==
+         std::tie(b.kind, b.target_ns, b.targets, b.flags.selector, b.flags.all, b.flags.all_namespaces);
+}
+
 bool is_binding(const std::string& kind) { return kind == "RoleBinding" || kind == "ClusterRoleBinding"; }
 
 struct Checker {
@@ -227,10 +233,6 @@ struct Checker {
 
   // WC007/WC008: an open job and a close job with the same targets make one window.
   void pairs() {
-    auto same_targets = [](const WindowJob& a, const WindowJob& b) {
-      return std::tie(a.kind, a.target_ns, a.targets, a.flags.selector, a.flags.all, a.flags.all_namespaces) ==
-             std::tie(b.kind, b.target_ns, b.targets, b.flags.selector, b.flags.all, b.flags.all_namespaces);
-    };
     for (const auto& open : m.jobs) {
       if (!job_runs(open, CommandId::kOpen) || open.suspended) continue;
       for (const auto& close : m.jobs) {
@@ -417,10 +419,6 @@ struct Checker {
 
   // WC020: an open/close pair (same targets) with one half suspended.
   void half_pairs() {
-    auto same_targets = [](const WindowJob& a, const WindowJob& b) {
-      return std::tie(a.kind, a.target_ns, a.targets, a.flags.selector, a.flags.all, a.flags.all_namespaces) ==
-             std::tie(b.kind, b.target_ns, b.targets, b.flags.selector, b.flags.all, b.flags.all_namespaces);
-    };
     // An open with --for is an override (the emergency open), not half of a window.
     auto half = [&](const WindowJob& j, CommandId id) {
       return job_runs(j, id) && j.args_problem.empty() && (id != CommandId::kOpen || j.flags.override_for.empty());
