@@ -492,6 +492,27 @@ bool is_open(const Schedule& s, SysTime t) {
   return std::any_of(s.allow.begin(), s.allow.end(), [&](const Window& w) { return window_open(w, at); });
 }
 
+std::string open_reason(const Schedule& s, SysTime t) {
+  if (!is_open(s, t)) return "";
+  sys_seconds at = floor<seconds>(t);
+  for (const Window& w : s.allow) {
+    if (window_open(w, at)) return w.text;
+  }
+  return "";
+}
+
+std::string closed_reason(const Schedule& s, SysTime t) {
+  sys_seconds at = floor<seconds>(t);
+  for (const Interval& f : s.freeze) {
+    if (floor<seconds>(f.start) <= at && at < ceil<seconds>(f.end))
+      return "freeze " + rfc3339(f.start) + "/" + rfc3339(f.end);
+  }
+  for (const Window& w : s.deny) {
+    if (window_open(w, at)) return w.text;
+  }
+  return "";
+}
+
 std::vector<Interval> next_windows(const Schedule& s, SysTime at, int count) {
   if (count <= 0 || s.allow.empty()) return {};
   seconds longest{0};

@@ -73,6 +73,15 @@ struct Schedule {
 
 bool is_open(const Schedule& schedule, SysTime t);
 
+// Why the schedule is open or closed at `t`, as a person would name it, for output, Events and
+// the reason annotation. open_reason: the name of the allow window open at `t` (a calendar
+// event's SUMMARY, else the window's text); "" when closed. closed_reason: what closes it
+// although an allow window may be open, in precedence order: a freeze ("freeze FROM/TO"), then a
+// deny calendar event's SUMMARY or a deny window's text; "" when it is closed only because no
+// allow window is open (or when it is open).
+std::string open_reason(const Schedule& schedule, SysTime t);
+std::string closed_reason(const Schedule& schedule, SysTime t);
+
 // The next `count` intervals during which the schedule is open (allow minus deny minus freeze,
 // merged) that end after `at`, earliest first; the first may have begun before `at`. Fewer when
 // the horizon comes first. Bounds also lie where SysTime ends (SysTime::min() and max()): as

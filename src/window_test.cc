@@ -585,3 +585,18 @@ TEST_CASE("a freeze closes every whole second it touches, in is_open as in next_
   CHECK_FALSE(is_open(s, utc("2026-03-30T12:00:00.5Z")));
   CHECK(is_open(s, utc("2026-03-30T12:00:01Z")));
 }
+
+TEST_CASE("open_reason and closed_reason name what decides") {
+  Schedule s;
+  s.allow.push_back(parse_window("0 8 * * MON for 81h"));
+  s.deny.push_back(parse_window("0 12 * * TUE for 1h"));
+  s.freeze.push_back(parse_freeze("2026-12-01T00:00:00Z/2026-12-02T00:00:00Z"));
+  CHECK(open_reason(s, utc("2026-11-23T09:00:00Z")) == "0 8 * * MON for 81h");
+  CHECK(closed_reason(s, utc("2026-11-23T09:00:00Z")).empty());
+  CHECK(open_reason(s, utc("2026-11-24T12:30:00Z")).empty());
+  CHECK(closed_reason(s, utc("2026-11-24T12:30:00Z")) == "0 12 * * TUE for 1h");
+  CHECK(closed_reason(s, utc("2026-12-01T09:00:00Z")) == "freeze 2026-12-01T00:00:00Z/2026-12-02T00:00:00Z");
+  // Closed only because no allow window is open: nothing to name.
+  CHECK(closed_reason(s, utc("2026-11-28T09:00:00Z")).empty());
+  CHECK(open_reason(s, utc("2026-11-28T09:00:00Z")).empty());
+}
