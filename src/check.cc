@@ -205,14 +205,7 @@ struct Checker {
     for (const auto& job : m.jobs) {
       // Args windowctl refuses (an invalid --window among them) are WC010 once, in rbac().
       if (!job_runs(job, CommandId::kSync) || job.suspended || !job.args_problem.empty()) continue;
-      Schedule flags;
-      try {
-        flags = parse_schedule({job.flags.windows, job.flags.denies, job.flags.freezes});
-      } catch (const ConfigError& e) {
-        add("WC010", "error", job.key,
-            std::string("every run fails: ") + e.what() + "; fix the expression in the job's args");
-        continue;
-      }
+      const Schedule& flags = job.windows;
       bool flags_used = false;
       for (const auto& target : job.targets) {
         const json* obj = m.find(target);
@@ -227,7 +220,8 @@ struct Checker {
           add("WC010", "error", target, std::string("sync fails on it: ") + e.what() + "; fix the annotation");
         }
       }
-      if ((flags_used || job.targets.empty()) && !flags.allow.empty()) schedule_rules(job, flags, job.key, "--window");
+      if ((flags_used || job.targets.empty()) && (!flags.allow.empty() || !flags.allow_calendars.empty()))
+        schedule_rules(job, flags, job.key, flags.allow.empty() ? "--window-calendar" : "--window");
     }
   }
 

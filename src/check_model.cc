@@ -95,8 +95,9 @@ Getenv pod_getenv(const json& container, const std::string& pod_ns) {
 // What the binary decides from its parsed command line before the first request: its own
 // command_options (every flag converted and checked, the namespace from the pod's environment),
 // then the targets as resolve reads them. A ConfigError is the job's exit 2.
-void resolve_args(WindowJob& job, const CommandLine& cli, const Getenv& getenv) {
-  CommandOptions opt = command_options(cli, Build{}, getenv);
+void resolve_args(WindowJob& job, const CommandLine& cli, const Getenv& getenv, const ReadCalendar& read) {
+  CommandOptions opt = command_options(cli, Build{}, getenv, read);
+  job.windows = std::move(opt.schedule);
   job.kind = opt.kind;
   job.target_ns = opt.ns;
   // Names as arguments, then --kustomizations, then --targets.
@@ -106,7 +107,60 @@ void resolve_args(WindowJob& job, const CommandLine& cli, const Getenv& getenv) 
   if (opt.all || !opt.selector.empty()) job.selector = parse_selector(opt.selector).value_or(LabelSelector{});
 }
 
-std::optional<WindowJob> parse_job(const json& cronjob) {
+// A file as the job's pod reads it: a key of a ConfigMap volume mounted at (or above) the path,
+// the ConfigMap taken from the input (offline) or the cluster (live).
+ReadCalendar pod_files(const json& pod, const json& container, const std::string& ns, const Manifests& m) {
+  return [&pod, &container, ns, &m](const std::string& path) -> std::string {
+    auto refuse = [&](const std::string& why) -> std::string {
+      throw ConfigError("calendar " + path + ": " + why + "; check reads a calendar from a ConfigMap volume");
+    };
+    const json* mounts = field(container, "volumeMounts");
+    const json* best = nullptr;
+    std::string rest;
+    for (const auto& mount : mounts && mounts->is_array() ? *mounts : json::array()) {
+      std::string dir = string_at(mount, "mountPath");
+      while (dir.size() > 1 && dir.back() == '/') dir.pop_back();
+      std::string sub = string_at(mount, "subPath");
+      std::string tail;
+      if (!sub.empty()) {
+        if (path != dir) continue;
+        tail = sub;
+      } else if (path.size() > dir.size() + 1 && path.compare(0, dir.size(), dir) == 0 && path[dir.size()] == '/') {
+        tail = path.substr(dir.size() + 1);
+      } else {
+        continue;
+      }
+      if (!best || string_at(*best, "mountPath").size() < dir.size()) {
+        best = &mount;
+        rest = tail;
+      }
+    }
+    if (!best) refuse("no volume of the job's container is mounted there");
+    const std::string volume = string_at(*best, "name");
+    const json* volumes = field(pod, "volumes");
+    const json* source = nullptr;
+    for (const auto& v : volumes && volumes->is_array() ? *volumes : json::array()) {
+      if (string_at(v, "name") == volume) source = field(v, "configMap");
+    }
+    if (!source) refuse("volume \"" + volume + "\" is not a ConfigMap volume");
+    const std::string name = string_at(*source, "name");
+    std::string key = rest;
+    if (const json* items = field(*source, "items"); items && items->is_array()) {
+      key.clear();
+      for (const auto& item : *items) {
+        if (string_at(item, "path") == rest) key = string_at(item, "key");
+      }
+      if (key.empty()) refuse("ConfigMap volume \"" + volume + "\" lists no item with path " + rest);
+    }
+    const json* cm = m.find(object_key("ConfigMap", ns, name));
+    if (!cm) refuse("ConfigMap " + ns + "/" + name + " is not in the input");
+    const json* data = at(*cm, {"data", key});
+    if (!data || !data->is_string()) refuse("ConfigMap " + ns + "/" + name + " has no data key \"" + key + "\"");
+    return data->get<std::string>();
+  };
+}
+
+std::optional<WindowJob> parse_job(const json& cronjob, const Manifests& m) {
   auto container = windowctl_container(cronjob);
   if (!container) return std::nullopt;
   WindowJob job;
@@ -137,7 +191,10 @@ std::optional<WindowJob> parse_job(const json& cronjob) {
   }
   job.flags = cli.flags();
   try {
-    resolve_args(job, cli, pod_getenv(*container->spec, job.ns));
+    const json* pod = at(cronjob, {"spec", "jobTemplate", "spec", "template", "spec"});
+    static const json kNone = json::object();
+    resolve_args(job, cli, pod_getenv(*container->spec, job.ns),
+                 pod_files(pod ? *pod : kNone, *container->spec, job.ns, m));
   } catch (const ConfigError& e) {
     job.args_problem = e.what();
     job.named.clear();
@@ -192,9 +249,11 @@ Manifests index_manifests(const std::vector<json>& objects) {
     m.all.push_back(&obj);
     std::string kind = string_at(obj, "kind");
     m.by_key[object_key(kind, kClusterScoped.count(kind) ? "" : namespace_of(obj), name_of(obj))] = &obj;
-    if (kind == "CronJob") {
-      if (auto job = parse_job(obj)) m.jobs.push_back(std::move(*job));
-    }
+  }
+  // After the index: a job reads its calendars from ConfigMaps anywhere in the input.
+  for (const json* obj : m.all) {
+    if (string_at(*obj, "kind") != "CronJob") continue;
+    if (auto job = parse_job(*obj, m)) m.jobs.push_back(std::move(*job));
   }
   for (auto& job : m.jobs) {
     for (const auto& t : job.named) {

@@ -13,6 +13,7 @@
 #include "cli.h"
 #include "selector.h"
 #include "targets.h"
+#include "window.h"
 
 namespace windowctl {
 
@@ -37,6 +38,7 @@ struct WindowJob {
   std::string service_account = "default";
   std::string image;              // of the windowctl container
   std::set<std::string> targets;  // Kind/ns/name: named, or selected among the input
+  Schedule windows;               // --window, --deny, --freeze and the calendars its pod reads
   bool windowing() const { return !suspended && args_problem.empty() && (command == "close" || command == "sync"); }
 };
 

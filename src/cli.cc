@@ -71,11 +71,14 @@ void add_targets(CLI::App* cmd, Flags& f, bool writes) {
   add_globals(cmd, f);
 }
 
-void add_schedule(CLI::App* cmd, Flags& f, bool required) {
+void add_schedule(CLI::App* cmd, Flags& f) {
   const std::string expr = "\"CRON for DURATION [in ZONE]\" or \"CRON to CRON [in ZONE]\", repeatable";
-  auto* w = add_list(cmd, "--window", f.windows, expr + ": when changes may happen", "EXPR");
-  if (required) w->required();
+  add_list(cmd, "--window", f.windows, expr + ": when changes may happen", "EXPR");
+  add_list(cmd, "--window-calendar", f.window_calendars,
+           "iCalendar file (.ics), repeatable: open while one of its events is on, as a --window", "FILE");
   add_list(cmd, "--deny", f.denies, expr + ": never inside these (wins over --window)", "EXPR");
+  add_list(cmd, "--deny-calendar", f.deny_calendars,
+           "iCalendar file (.ics), repeatable: closed while one of its events is on, as a --deny", "FILE");
   add_list(cmd, "--freeze", f.freezes, "FROM/TO (RFC 3339), repeatable: closed, whatever else says (wins over all)",
            "FROM/TO");
 }
@@ -277,7 +280,7 @@ CommandLine::CommandLine(std::string program) : program_(std::move(program)), ap
 
   auto* sync = subcommand(CommandId::kSync);
   add_targets(sync, f, writes(CommandId::kSync));
-  add_schedule(sync, f, false);
+  add_schedule(sync, f);
   sync->add_flag("--relabel", f.relabel, "Also set kustomize.toolkit.fluxcd.io/reconcile to enabled/disabled");
   sync->add_flag("--force", f.force, "When opening, also resume objects suspended by someone else");
   sync->add_flag("--fail-on-held", f.fail_on_held, "Exit 1 when a target is held (suspended by someone else)");
@@ -287,7 +290,7 @@ CommandLine::CommandLine(std::string program) : program_(std::move(program)), ap
                              "sync -l window=rw"}}));
 
   auto* schedule = subcommand(CommandId::kSchedule);
-  add_schedule(schedule, f, true);
+  add_schedule(schedule, f);
   schedule->add_option("--at", f.at, "Evaluate at this RFC 3339 instant instead of now")->type_name("TIME");
   schedule->add_option("--count", f.count, "How many windows to list")->check(CLI::Range(1, 100000));
   add_globals(schedule, f);
@@ -296,7 +299,7 @@ CommandLine::CommandLine(std::string program) : program_(std::move(program)), ap
 
   auto* status = subcommand(CommandId::kStatus);
   add_targets(status, f, writes(CommandId::kStatus));
-  add_schedule(status, f, false);
+  add_schedule(status, f);
   status->add_flag("--fail-on-held", f.fail_on_held,
                    "Exit 1 when a target is suspended by someone else (open would hold it)");
   status->footer(examples(p, {{"Every Kustomization in flux-system", "status"},
@@ -373,6 +376,8 @@ std::string CommandLine::flags_problem() const {
   // changes exactly those characters (C0 with tab and newline, DEL, C1).
   if (printable(f.reason) != f.reason)
     return "--reason has a control character (tab, newline, ESC, ...): give one line";
+  if (id == CommandId::kSchedule && f.windows.empty() && f.window_calendars.empty())
+    return "schedule needs --window EXPR or --window-calendar FILE: without an allow window it is never open";
   if (f.scheduled && !f.override_for.empty())
     return "--scheduled and --for exclude each other: a scheduled run never sets an override";
   return {};

@@ -35,6 +35,7 @@ struct Flags {
   std::string timeout = "5m", poll_interval = "1s";
   // Windows.
   std::vector<std::string> windows, denies, freezes, files;
+  std::vector<std::string> window_calendars, deny_calendars;
   std::string at;
   int count = 5;
   // help, completion.

@@ -193,8 +193,9 @@ int run_offline(const CommandLine& cli, const Build& build, SysTime at) {
       return kExitOk;
     case CommandId::kCompletion: std::cout << completion_script(cli.app(), f.shell); return kExitOk;
     case CommandId::kSchedule:
-      std::cout << render_schedule(parse_schedule({f.windows, f.denies, f.freezes}), at, f.count,
-                                   json_output ? OutputFormat::kJson : OutputFormat::kText);
+      std::cout << render_schedule(
+          parse_schedule({f.windows, f.denies, f.freezes, f.window_calendars, f.deny_calendars, {}}), at, f.count,
+          json_output ? OutputFormat::kJson : OutputFormat::kText);
       return kExitOk;
     case CommandId::kCheck: {
       const auto objects = parse_manifests(read_manifest_sources(f.files));
@@ -218,11 +219,12 @@ int run_offline(const CommandLine& cli, const Build& build, SysTime at) {
 
 }  // namespace
 
-CommandOptions command_options(const CommandLine& cli, const Build& build, const Getenv& getenv) {
+CommandOptions command_options(const CommandLine& cli, const Build& build, const Getenv& getenv,
+                               const ReadCalendar& read) {
   const Flags& f = cli.flags();
   CommandOptions opt;
   opt.command = f.command;
-  opt.schedule = parse_schedule({f.windows, f.denies, f.freezes});
+  opt.schedule = parse_schedule({f.windows, f.denies, f.freezes, f.window_calendars, f.deny_calendars, read});
   opt.kind = find_kind(f.kind);
   if (!opt.kind) throw ConfigError(unknown_kind_flag(f.kind));
   if (std::string problem = cli.flags_problem(); !problem.empty()) throw ConfigError(problem);

@@ -61,7 +61,8 @@ struct Build {
 // Throws ConfigError for the first one windowctl refuses, before anything is sent. `getenv` is the
 // environment the run sees (FLUX_SYSTEM_NAMESPACE): check passes a job's pod environment, so that a
 // job's args are judged by this very function.
-CommandOptions command_options(const CommandLine& cli, const Build& build, const Getenv& getenv = process_getenv());
+CommandOptions command_options(const CommandLine& cli, const Build& build, const Getenv& getenv = process_getenv(),
+                               const ReadCalendar& read = {});
 
 // How a run reaches the cluster (main's reads the kubeconfig). Called once, after every flag has
 // been checked, and only for a run that needs the cluster (Flags::needs_cluster).

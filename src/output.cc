@@ -191,8 +191,7 @@ std::string describe_state(const json& object) {
 }
 
 std::string render_schedule(const Schedule& schedule, SysTime at, int count, OutputFormat format) {
-  const TimeZone utc;
-  const TimeZone& zone = schedule.allow.empty() ? utc : schedule.allow.front().zone;
+  const TimeZone& zone = schedule_zone(schedule);
   const bool open = is_open(schedule, at);
   const auto windows = next_windows(schedule, at, count);
   if (format == OutputFormat::kJson) {

@@ -31,6 +31,17 @@ Schedule parse_schedule(const ScheduleFlags& flags) {
   for (const auto& w : flags.windows) s.allow.push_back(parse_window(w));
   for (const auto& d : flags.denies) s.deny.push_back(parse_window(d));
   for (const auto& f : flags.freezes) s.freeze.push_back(parse_freeze(f));
+  std::optional<TimeZone> zone;
+  if (!s.allow.empty()) {
+    zone = s.allow.front().zone;
+  } else if (!s.deny.empty()) {
+    zone = s.deny.front().zone;
+  }
+  auto load = [&](const std::string& path) {
+    return flags.read ? parse_calendar(flags.read(path), path, zone) : load_calendar(path, zone);
+  };
+  for (const auto& path : flags.window_calendars) s.allow_calendars.push_back(load(path));
+  for (const auto& path : flags.deny_calendars) s.deny_calendars.push_back(load(path));
   return s;
 }
 
@@ -60,16 +71,21 @@ std::vector<Window> parse_annotation(const std::string& value, const char* key) 
 
 std::optional<Schedule> schedule_for(const json& object, const Schedule& flags) {
   Schedule s = flags;
-  if (auto w = annotation(object, kWindowAnnotation)) s.allow = parse_annotation(*w, kWindowAnnotation);
+  // The object's windows replace the flags' allow windows, calendars included; deny calendars,
+  // like freezes, close every object (a company's holidays are everyone's).
+  if (auto w = annotation(object, kWindowAnnotation)) {
+    s.allow = parse_annotation(*w, kWindowAnnotation);
+    s.allow_calendars.clear();
+  }
   if (auto d = annotation(object, kDenyAnnotation)) s.deny = parse_annotation(*d, kDenyAnnotation);
-  if (s.allow.empty()) return std::nullopt;
+  if (s.allow.empty() && s.allow_calendars.empty()) return std::nullopt;
   return s;
 }
 
 WindowState window_state(const Schedule& schedule, SysTime now) {
   WindowState st;
   st.open = is_open(schedule, now);
-  if (!schedule.allow.empty()) st.zone = &schedule.allow.front().zone;
+  if (!schedule.allow.empty() || !schedule.allow_calendars.empty()) st.zone = &schedule_zone(schedule);
   for (const auto& interval : next_windows(schedule, now, 2)) {
     if (interval.start <= now && now < interval.end) {
       st.current = interval;

@@ -3,6 +3,7 @@
 // lands at the next tick), else the command line's --window/--deny. --freeze always applies.
 #pragma once
 
+#include <functional>
 #include <nlohmann/json.hpp>
 #include <optional>
 #include <string>
@@ -16,11 +17,19 @@ namespace windowctl {
 inline constexpr const char* kWindowAnnotation = "windowctl.io/window";  // allow windows, ';'-separated
 inline constexpr const char* kDenyAnnotation = "windowctl.io/deny";      // deny windows, ';'-separated
 
+// A calendar file's text by its path: the file itself when a command runs; check reads the
+// job's ConfigMap volume instead. ConfigError when there is none.
+using ReadCalendar = std::function<std::string(const std::string& path)>;
+
 struct ScheduleFlags {
   std::vector<std::string> windows, denies, freezes;
+  std::vector<std::string> window_calendars, deny_calendars;  // paths
+  ReadCalendar read;                                          // empty: the files on this machine
 };
 
-// Parses the flags; ConfigError (exit 2) names the bad expression.
+// Parses the flags; ConfigError (exit 2) names the bad expression or calendar. Calendars read
+// floating times and dates in the zone of the first --window (else of the first --deny), as the
+// windows they sit beside; without either, in their own X-WR-TIMEZONE or UTC (calendar.h).
 Schedule parse_schedule(const ScheduleFlags& flags);
 
 // "a; b\nc" → {"a", "b", "c"}: cron fields are space-separated, so ';' and newlines are free.

@@ -200,7 +200,25 @@ class Between {
   bool forever_ = false;
 };
 
-using Source = std::variant<Starts, Between>;
+// A calendar's occurrences over the question's range, computed once (calendar.h bounds them).
+class Listed {
+ public:
+  Listed(const Calendar& calendar, sys_seconds from, sys_seconds to) : spans_(calendar.spans(from, to)) {}
+  void skip_to(sys_seconds end) {
+    while (i_ < spans_.size() && spans_[i_].end <= end) ++i_;
+  }
+  std::optional<Span> next() {
+    if (i_ >= spans_.size()) return std::nullopt;
+    const CalendarSpan& c = spans_[i_++];
+    return Span{c.start, c.end};
+  }
+
+ private:
+  std::vector<CalendarSpan> spans_;
+  std::size_t i_ = 0;
+};
+
+using Source = std::variant<Starts, Between, Listed>;
 
 std::optional<Span> next_of(Source& s) {
   return std::visit([](auto& x) { return x.next(); }, s);
@@ -279,8 +297,10 @@ class Merged {
   bool finished_ = false;
 };
 
-std::vector<Source> starts_of(const std::vector<Window>& windows, sys_seconds from, sys_seconds to) {
+std::vector<Source> starts_of(const std::vector<Window>& windows, const std::vector<Calendar>& calendars,
+                              sys_seconds from, sys_seconds to) {
   std::vector<Source> out;
+  for (const Calendar& c : calendars) out.emplace_back(std::in_place_type<Listed>, c, from, to);
   for (const Window& w : windows) {
     if (w.close) {
       out.emplace_back(std::in_place_type<Between>, w, from, to);
@@ -294,7 +314,8 @@ std::vector<Source> starts_of(const std::vector<Window>& windows, sys_seconds fr
 // What closes the schedule: deny windows and freezes, merged.
 class Blockers {
  public:
-  Blockers(const Schedule& s, sys_seconds from, sys_seconds to) : deny_(starts_of(s.deny, from, to), from, to) {
+  Blockers(const Schedule& s, sys_seconds from, sys_seconds to)
+      : deny_(starts_of(s.deny, s.deny_calendars, from, to), from, to) {
     for (const Interval& f : s.freeze) {
       freeze_.push_back({floor<seconds>(f.start), ceil<seconds>(f.end)});
     }
@@ -340,7 +361,7 @@ class Blockers {
 class Effective {
  public:
   Effective(const Schedule& s, sys_seconds from, sys_seconds to)
-      : allow_(starts_of(s.allow, from, to), from, to), blockers_(s, from, to) {
+      : allow_(starts_of(s.allow, s.allow_calendars, from, to), from, to), blockers_(s, from, to) {
     blocker_ = blockers_.next();
   }
 
@@ -478,6 +499,14 @@ Interval parse_freeze(std::string_view text) {
   return {from, to};
 }
 
+// The event of `calendar` that is on at `at`, by name; nullopt when none is.
+std::optional<std::string> calendar_on(const Calendar& calendar, sys_seconds at) {
+  auto spans = calendar.spans(at, at + seconds(1));
+  if (spans.empty()) return std::nullopt;
+  const std::string& name = calendar.summary(spans.front().event);
+  return name.empty() ? "calendar " + calendar.path() : name;
+}
+
 bool is_open(const Schedule& s, SysTime t) {
   // Starts are whole seconds, so s <= t < s + d holds for t exactly when it does for floor(t).
   sys_seconds at = floor<seconds>(t);
@@ -489,12 +518,27 @@ bool is_open(const Schedule& s, SysTime t) {
   for (const Window& w : s.deny) {
     if (window_open(w, at)) return false;
   }
-  return std::any_of(s.allow.begin(), s.allow.end(), [&](const Window& w) { return window_open(w, at); });
+  for (const Calendar& c : s.deny_calendars) {
+    if (calendar_on(c, at)) return false;
+  }
+  return std::any_of(s.allow.begin(), s.allow.end(), [&](const Window& w) { return window_open(w, at); }) ||
+         std::any_of(s.allow_calendars.begin(), s.allow_calendars.end(),
+                     [&](const Calendar& c) { return calendar_on(c, at).has_value(); });
+}
+
+const TimeZone& schedule_zone(const Schedule& s) {
+  static const TimeZone utc;
+  if (!s.allow.empty()) return s.allow.front().zone;
+  if (!s.allow_calendars.empty()) return s.allow_calendars.front().zone();
+  return utc;
 }
 
 std::string open_reason(const Schedule& s, SysTime t) {
   if (!is_open(s, t)) return "";
   sys_seconds at = floor<seconds>(t);
+  for (const Calendar& c : s.allow_calendars) {
+    if (auto name = calendar_on(c, at)) return *name;
+  }
   for (const Window& w : s.allow) {
     if (window_open(w, at)) return w.text;
   }
@@ -507,6 +551,9 @@ std::string closed_reason(const Schedule& s, SysTime t) {
     if (floor<seconds>(f.start) <= at && at < ceil<seconds>(f.end))
       return "freeze " + rfc3339(f.start) + "/" + rfc3339(f.end);
   }
+  for (const Calendar& c : s.deny_calendars) {
+    if (auto name = calendar_on(c, at)) return *name;
+  }
   for (const Window& w : s.deny) {
     if (window_open(w, at)) return w.text;
   }
@@ -514,9 +561,10 @@ std::string closed_reason(const Schedule& s, SysTime t) {
 }
 
 std::vector<Interval> next_windows(const Schedule& s, SysTime at, int count) {
-  if (count <= 0 || s.allow.empty()) return {};
+  if (count <= 0 || (s.allow.empty() && s.allow_calendars.empty())) return {};
   seconds longest{0};
   for (const Window& w : s.allow) longest = std::max(longest, w.duration);
+  for (const Calendar& c : s.allow_calendars) longest = std::max(longest, c.longest());
   sys_seconds now = floor<seconds>(at);
   // The bounds stop where SysTime does (timefmt.h), so nothing near 2262 wraps around; an
   // interval cut there says so, as at any other bound. They lie a second beyond its whole
@@ -531,7 +579,7 @@ std::vector<Interval> next_windows(const Schedule& s, SysTime at, int count) {
   seconds back = longest + hours(1);
   while (back < kLookBack) {
     sys_seconds from = bound(now - back), to = bound(now + seconds(1));
-    Merged allow(starts_of(s.allow, from, to), from, to);
+    Merged allow(starts_of(s.allow, s.allow_calendars, from, to), from, to);
     auto span = allow.next();
     while (span && held(span->end) <= at) span = allow.next();
     if (!span || !span->early || from < kFirstTime) break;

@@ -35,6 +35,7 @@
 #include <string_view>
 #include <vector>
 
+#include "calendar.h"
 #include "cron.h"
 #include "timefmt.h"
 #include "zone.h"
@@ -66,16 +67,24 @@ struct Interval {
 // touches: FROM is rounded down, TO up.
 Interval parse_freeze(std::string_view text);
 
+// Calendars (calendar.h) are allow and deny sources beside the windows: an event that is on
+// opens (--window-calendar) or closes (--deny-calendar) as a window that is open does.
 struct Schedule {
   std::vector<Window> allow, deny;
   std::vector<Interval> freeze;
+  std::vector<Calendar> allow_calendars, deny_calendars;
 };
+
+// The zone a schedule is shown in: the first allow window's, else the first allow calendar's (the
+// zone of its floating times), else UTC.
+const TimeZone& schedule_zone(const Schedule& schedule);
 
 bool is_open(const Schedule& schedule, SysTime t);
 
 // Why the schedule is open or closed at `t`, as a person would name it, for output, Events and
 // the reason annotation. open_reason: the name of the allow window open at `t` (a calendar
-// event's SUMMARY, else the window's text); "" when closed. closed_reason: what closes it
+// event's SUMMARY, else the window's text); "" when closed. A calendar event without a SUMMARY
+// is named after its file ("calendar holidays.ics"). closed_reason: what closes it
 // although an allow window may be open, in precedence order: a freeze ("freeze FROM/TO"), then a
 // deny calendar event's SUMMARY or a deny window's text; "" when it is closed only because no
 // allow window is open (or when it is open).
