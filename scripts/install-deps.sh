@@ -20,6 +20,7 @@ arm64=0
 if [ "${1:-}" = "--test" ]; then
   packages+=(
     python3-pytest-xdist                    # the test files run in parallel
+    python3-icalendar python3-dateutil unicode-cldr-core  # tests/calendar: the differential test, CLDR's zones
     clang-format-14                         # the format check (.clang-format)
     clang-14 libclang-rt-14-dev             # the checked build: ASan, UBSan, libFuzzer
     crossbuild-essential-arm64 qemu-user-static  # scripts/cross-arm64.sh

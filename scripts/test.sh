@@ -106,13 +106,14 @@ pids=()
 # The release binary: its unit tests, the fake API server's own tests, the end-to-end, deploy
 # and cron tests, then the README's first command.
 group eval 'phase unit bash -c "cd build && ctest --output-on-failure" &&
-  phase pytest pytest tests/fakeapi tests/e2e tests/deploy tests/cron &&
+  phase pytest pytest tests/fakeapi tests/e2e tests/deploy tests/cron tests/calendar &&
   phase demo bash scripts/demo.sh'
 # The checked binary: unit and end-to-end tests (a sanitizer report fails the test that ran
 # it), and every fuzz target for 20 s (scripts/fuzz.sh runs them long).
 group eval 'phase unit-checked bash -c "cd build-checked && ctest --output-on-failure" &&
   phase pytest-checked env WINDOWCTL_BIN="$PWD/build-checked/windowctl" CRON_PROBE="$PWD/build-checked/cron_probe" \
-    "$PY" -m pytest -q -p no:cacheprovider -n "${WINDOWCTL_TEST_JOBS:-3}" --durations=12 tests/e2e &&
+    CALENDAR_PROBE="$PWD/build-checked/calendar_probe" \
+    "$PY" -m pytest -q -p no:cacheprovider -n "${WINDOWCTL_TEST_JOBS:-3}" --durations=12 tests/e2e tests/calendar &&
   phase fuzz bash scripts/fuzz.sh --seconds 20 --fresh --build-dir build-checked'
 # arm64 (cross build, unit tests under qemu), then the image of both platforms pushed to a
 # registry on loopback (its builder stages take build/'s and build-arm64/'s compiles from ccache).

@@ -114,10 +114,11 @@ ReadCalendar pod_files(const json& pod, const json& container, const std::string
     auto refuse = [&](const std::string& why) -> std::string {
       throw ConfigError("calendar " + path + ": " + why + "; check reads a calendar from a ConfigMap volume");
     };
+    static const json kNone = json::array();
     const json* mounts = field(container, "volumeMounts");
     const json* best = nullptr;
     std::string rest;
-    for (const auto& mount : mounts && mounts->is_array() ? *mounts : json::array()) {
+    for (const auto& mount : mounts && mounts->is_array() ? *mounts : kNone) {
       std::string dir = string_at(mount, "mountPath");
       while (dir.size() > 1 && dir.back() == '/') dir.pop_back();
       std::string sub = string_at(mount, "subPath");
@@ -139,7 +140,7 @@ ReadCalendar pod_files(const json& pod, const json& container, const std::string
     const std::string volume = string_at(*best, "name");
     const json* volumes = field(pod, "volumes");
     const json* source = nullptr;
-    for (const auto& v : volumes && volumes->is_array() ? *volumes : json::array()) {
+    for (const auto& v : volumes && volumes->is_array() ? *volumes : kNone) {
       if (string_at(v, "name") == volume) source = field(v, "configMap");
     }
     if (!source) refuse("volume \"" + volume + "\" is not a ConfigMap volume");

@@ -161,7 +161,28 @@ class Cluster:
                 ref = var["valueFrom"]["fieldRef"]["fieldPath"]
                 assert ref == "metadata.namespace", f"downward API field {ref} not simulated"
                 env[var["name"]] = ns
-        return subprocess.run([self.bin, *container["args"]], env=env, capture_output=True, text=True, timeout=timeout)
+        return subprocess.run([self.bin, *self.mounted(cronjob)], env=env, capture_output=True, text=True,
+                              timeout=timeout)
+
+    def mounted(self, cronjob):
+        """The container's args with its ConfigMap volumes mounted: each volume's data written to a
+        directory of its own, and an arg under a mountPath pointed there (the pod reads the same
+        bytes at the mountPath; the ConfigMap comes from the rendering, as the cluster would have it)."""
+        pod = pod_spec(cronjob)
+        container = pod["containers"][0]
+        args = list(container["args"])
+        volumes = {v["name"]: v for v in pod.get("volumes") or []}
+        for mount in container.get("volumeMounts") or []:
+            source = volumes[mount["name"]].get("configMap")
+            assert source, f"volume {mount['name']} is no ConfigMap: not simulated"
+            cm = one(self.docs, "ConfigMap", source["name"])
+            where = self.tmp / "volumes" / job_namespace(cronjob) / mount["name"]
+            where.mkdir(parents=True, exist_ok=True)
+            for key, value in cm.get("data", {}).items():
+                (where / key).write_text(value, newline="")
+            prefix = mount["mountPath"].rstrip("/") + "/"
+            args = [str(where) + "/" + a[len(prefix):] if a.startswith(prefix) else a for a in args]
+        return args
 
     def run(self, argv, timeout=60):
         """Run windowctl as an operator would: the admin kubeconfig."""

@@ -55,6 +55,9 @@ def _ok(p, job):
     assert "could not record Event" not in p.stderr, p.stderr
 
 
+SCHEDULE_FLAGS = {"--window", "--deny", "--freeze", "--window-calendar", "--deny-calendar"}
+
+
 def _past(c, name, resource="kustomizations"):
     """Let the object's override expire, as time would."""
     obj = c.obj(name, resource)
@@ -79,8 +82,10 @@ def _exercise(c, docs):
             _ok(c.run_job(jobs[name.replace("windowctl-close", "windowctl-open", 1)]), job)
             assert not any(c.suspended(n, r) for r, n in targets), name
         elif args[0] == "sync":
-            window = args[args.index("--window") + 1]
-            sched = subprocess.run([c.bin, "schedule", "--window", window, "-o", "json"], capture_output=True,
+            # The job's own windows, calendars included (at their mounted paths), as schedule reads them.
+            mounted = c.mounted(job)
+            flags = [a for i, a in enumerate(mounted) if i > 0 and mounted[i - 1] in SCHEDULE_FLAGS or a in SCHEDULE_FLAGS]
+            sched = subprocess.run([c.bin, "schedule", *flags, "-o", "json"], capture_output=True,
                                    text=True, env=c._env())
             assert sched.returncode == 0, sched.stderr
             open_now = json.loads(sched.stdout)["open"]

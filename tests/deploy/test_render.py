@@ -5,7 +5,7 @@ import pathlib
 import pytest
 import yaml
 
-from deploy_util import (KUSTOMIZE, MANIFESTS, REPO, job_args, kustomization_dirs, of_kind, one, rel, render,
+from deploy_util import (KUSTOMIZE, MANIFESTS, REPO, job_args, kustomization_dirs, pod_spec, of_kind, one, rel, render,
                       render_text, render_with_components)
 
 ALL_DIRS = kustomization_dirs(KUSTOMIZE, MANIFESTS)
@@ -73,8 +73,25 @@ def test_component_over_base(component, tmp_path):
         # One level-triggered job instead of the open/close pair, same Role; the emergency open stays.
         assert [j["metadata"]["name"] for j in jobs] == ["windowctl-emergency-open", "windowctl-sync"]
         assert job_args(jobs[1])[0] == "sync" and "--window" in job_args(jobs[1])
+    elif name == "calendars":
+        # It acts on the sync job only: over the base alone (the open/close pair) it changes nothing.
+        assert docs == render(KUSTOMIZE / "base")
     else:
         pytest.fail(f"new component {rel(component)}: add its expected effect here")
+
+
+def test_calendars_component_mounts_the_overlays_calendars():
+    docs = render(KUSTOMIZE / "examples" / "holidays")
+    sync = one(docs, "CronJob", "windowctl-sync")
+    pod = pod_spec(sync)
+    container = pod["containers"][0]
+    args = job_args(sync)
+    assert args[args.index("--deny-calendar") + 1] == "/etc/windowctl/calendars/holidays.ics"
+    assert container["volumeMounts"] == [{"name": "calendars", "mountPath": "/etc/windowctl/calendars", "readOnly": True}]
+    assert pod["volumes"] == [{"name": "calendars", "configMap": {"name": "windowctl-calendars"}}]
+    cm = one(docs, "ConfigMap", "windowctl-calendars")
+    assert cm["metadata"]["namespace"] == sync["metadata"]["namespace"]
+    assert cm["data"]["holidays.ics"].startswith("BEGIN:VCALENDAR\r\n")
 
 
 @pytest.mark.parametrize("component", [c for c in COMPONENTS if c.name not in ("selectors", "all-namespaces")], ids=rel)

@@ -370,6 +370,36 @@ for text in ("kind: List\nitems:\n- kind: CronJob\n  spec: &s {suspend: yes}\n- 
     seed("manifests", Seed().rest(text))
 
 
+# --- calendar: from (seconds since 1970), days, split percent, zone; then the file ------------
+def ics(body, head=""):
+    return ("BEGIN:VCALENDAR\r\nVERSION:2.0\r\nPRODID:-//windowctl//fuzz//EN\r\n" + head + body +
+            "END:VCALENDAR\r\n")
+
+
+OUTLOOK = ("BEGIN:VTIMEZONE\r\nTZID:W. Europe Standard Time\r\nBEGIN:STANDARD\r\nDTSTART:16010101T030000\r\n"
+           "TZOFFSETFROM:+0200\r\nTZOFFSETTO:+0100\r\nRRULE:FREQ=YEARLY;BYDAY=-1SU;BYMONTH=10\r\nEND:STANDARD\r\n"
+           "BEGIN:DAYLIGHT\r\nDTSTART:16010101T020000\r\nTZOFFSETFROM:+0100\r\nTZOFFSETTO:+0200\r\n"
+           "RRULE:FREQ=YEARLY;BYDAY=-1SU;BYMONTH=3\r\nEND:DAYLIGHT\r\nEND:VTIMEZONE\r\n")
+for text in (
+        ics("BEGIN:VEVENT\r\nUID:a\r\nSUMMARY:Christmas freeze\r\nDTSTART;VALUE=DATE:20261221\r\n"
+            "DTEND;VALUE=DATE:20270104\r\nRRULE:FREQ=YEARLY\r\nEND:VEVENT\r\n"),
+        ics("BEGIN:VEVENT\r\nUID:b\r\nSUMMARY:Patch Tuesday\r\nDTSTART;TZID=Europe/Zurich:20260113T200000\r\n"
+            "DURATION:PT3H\r\nRRULE:FREQ=MONTHLY;BYDAY=2TU\r\nEXDATE;TZID=Europe/Zurich:20260210T200000\r\n"
+            "END:VEVENT\r\nBEGIN:VEVENT\r\nUID:b\r\nRECURRENCE-ID;TZID=Europe/Zurich:20260310T200000\r\n"
+            "DTSTART;TZID=Europe/Zurich:20260311T200000\r\nDURATION:PT3H\r\nEND:VEVENT\r\n"),
+        ics("BEGIN:VEVENT\r\nUID:c\r\nDTSTART;TZID=W. Europe Standard Time:20260302T080000\r\n"
+            "DTEND;TZID=W. Europe Standard Time:20260302T170000\r\nRRULE:FREQ=WEEKLY;INTERVAL=2;BYDAY=MO,TH;"
+            "WKST=SU;UNTIL=20271231T000000Z\r\nRDATE;VALUE=PERIOD:20260401T000000Z/PT4H\r\nEND:VEVENT\r\n", OUTLOOK),
+        ics("BEGIN:VEVENT\r\nUID:d\r\nDTSTART:20260130T180000\r\nDURATION:P1DT2H\r\n"
+            "RRULE:FREQ=MONTHLY;BYDAY=MO,TU,WE,TH,FR;BYSETPOS=-1;COUNT=20\r\nEND:VEVENT\r\n"),
+        ics("BEGIN:VEVENT\r\nUID:e\r\nSUMMARY:Quarter\\, end\r\n  folded\r\nDTSTART:20260327T120000Z\r\n"
+            "DTEND:20260327T130000Z\r\nRRULE:FREQ=YEARLY;BYMONTH=3,6,9,12;BYDAY=-1FR;BYMONTHDAY=-7,-6,-5,-4,-3,-2,-1"
+            "\r\nEND:VEVENT\r\n"),
+):
+    seed("calendar", Seed().int(-2_000_000_000, 10_000_000_000, 1_764_000_000).int(1, 1100, 730).int(1, 99, 40)
+         .int(0, 2, 1).rest(text))
+
+
 def main():
     for target, inputs in SEEDS.items():
         out = ROOT / target
