@@ -270,7 +270,7 @@ struct Checker {
   // WC009: the bound Role(s) must let each job get and patch its targets, and list to select.
   void rbac() {
     for (const auto& job : m.jobs) {
-      if (!job.args_problem.empty()) {
+      if (!job.args_problem.empty() && !job.args_unread) {
         add("WC010", "error", job.key, "every run fails: " + job.args_problem + "; fix the job's args");
         continue;
       }
@@ -470,7 +470,7 @@ struct Checker {
 
 std::vector<Finding> check_objects(const std::vector<json>& objects, SysTime now, std::vector<JobTargets>* jobs,
                                    const CheckScope& scope) {
-  Manifests m = index_manifests(objects);
+  Manifests m = index_manifests(objects, scope.unread);
   if (jobs) {
     for (const auto& job : m.jobs) {
       jobs->push_back({job.key, job.command, job.windowing(), {job.targets.begin(), job.targets.end()}});

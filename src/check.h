@@ -11,6 +11,7 @@
 #pragma once
 
 #include <nlohmann/json.hpp>
+#include <set>
 #include <string>
 #include <vector>
 
@@ -43,6 +44,7 @@ struct CheckScope {
   bool live = false;                   // spec.suspend is state, not a manifest's: WC002 reads managedFields instead
   bool bindings_read = false;          // live: every RoleBinding and ClusterRoleBinding that could bind a job
   bool service_accounts_read = false;  // live: every ServiceAccount in the jobs' namespaces
+  std::set<std::string> unread;        // live: objects the jobs mount that check could not read (Kind/ns/name)
 };
 
 // Findings sorted by object, then id, then message. `now` anchors the schedule rules, which look

@@ -92,7 +92,38 @@ class Gatherer {
       cronjobs.push_back(std::move(item));
     });
     if (!error.empty()) facts_.targets.push_back({"CronJobs in " + ns, read_of(error), error, nullptr});
-    Manifests m = index_manifests(cronjobs);
+    // The ConfigMaps the jobs mount (their calendars): read before the jobs' args are, as a pod
+    // has its volumes before it starts. One missing is the job's own failure (WC010); one check
+    // may not read is said (WC017), and the job's args are then not judged on it.
+    std::set<std::string> mounted;
+    for (const auto& cj : cronjobs) {
+      const json* volumes = field_path(cj, {"spec", "jobTemplate", "spec", "template", "spec", "volumes"});
+      for (const auto& v : volumes && volumes->is_array() ? *volumes : json::array()) {
+        const json* name = field_path(v, {"configMap", "name"});
+        if (name && name->is_string() && valid_object_name(name->get<std::string>()))
+          mounted.insert(name->get<std::string>());
+      }
+    }
+    for (const auto& name : mounted) {
+      try {
+        json cm = client_.call("GET", "/api/v1/namespaces/" + ns + "/configmaps/" + name);
+        if (!cm.is_object()) throw std::runtime_error("bad response: the ConfigMap is not a JSON object");
+        cm["kind"] = "ConfigMap";
+        cm["apiVersion"] = "v1";
+        cronjobs.push_back(std::move(cm));
+      } catch (const ApiError& e) {
+        if (e.code() == 404) continue;
+        facts_.unread.push_back(
+            {object_key("Namespace", "", ns), "configmaps in " + ns + " (" + name + ")", {"WC010"}, e.summary()});
+        unread_configmaps_.insert(object_key("ConfigMap", ns, name));
+      } catch (const std::exception& e) {
+        rethrow_tls(e);
+        facts_.unread.push_back(
+            {object_key("Namespace", "", ns), "configmaps in " + ns + " (" + name + ")", {"WC010"}, error_summary(e)});
+        unread_configmaps_.insert(object_key("ConfigMap", ns, name));
+      }
+    }
+    Manifests m = index_manifests(cronjobs, unread_configmaps_);
     if (m.jobs.empty() && error.empty()) facts_.no_window_job_in = ns;
     for (const auto& job : m.jobs) job_namespaces_.insert(job.ns);
     facts_.model = std::move(cronjobs);  // m's pointers are not used past this function
@@ -280,7 +311,7 @@ class Gatherer {
         meta->erase("managedFields");  // the rules read none of it here; it is most of an object's size
       facts_.model.push_back(std::move(item));
     };
-    for (const auto& cj : facts_.model) in_model.insert(object_key("CronJob", namespace_of(cj), name_of(cj)));
+    for (const auto& o : facts_.model) in_model.insert(object_key(string_at(o, "kind"), namespace_of(o), name_of(o)));
     std::set<std::string> windowed_ns, target_ns;
     for (const auto& t : facts_.targets) {
       if (t.read != LiveRead::kFound) continue;
@@ -343,7 +374,7 @@ class Gatherer {
          "clusterrolebindings.rbac.authorization.k8s.io", "cluster", {"WC018"}, bindings);
     read(rbac + "clusterroles", "ClusterRole", "rbac.authorization.k8s.io/v1", "clusterroles.rbac.authorization.k8s.io",
          "cluster", {"WC009"}, roles_ok);
-    facts_.scope = CheckScope{true, bindings, accounts};
+    facts_.scope = CheckScope{true, bindings, accounts, unread_configmaps_};
   }
 
   Client& client_;
@@ -352,6 +383,7 @@ class Gatherer {
   std::map<const KindAdapter*, std::string> versions_;
   std::set<std::string> seen_, missing_;
   std::set<std::string> asked_;
+  std::set<std::string> unread_configmaps_;
 };
 
 }  // namespace

@@ -16,15 +16,6 @@ using nlohmann::json;
 
 namespace {
 
-const json* at(const json& obj, std::initializer_list<std::string_view> path) {
-  const json* cur = &obj;
-  for (auto key : path) {
-    cur = field(*cur, key);
-    if (!cur) return nullptr;
-  }
-  return cur;
-}
-
 std::vector<std::string> strings(const json* list) {
   std::vector<std::string> out;
   if (!list || !list->is_array()) return out;
@@ -41,7 +32,7 @@ struct Container {
 };
 
 std::optional<Container> windowctl_container(const json& cronjob) {
-  const json* containers = at(cronjob, {"spec", "jobTemplate", "spec", "template", "spec", "containers"});
+  const json* containers = field_path(cronjob, {"spec", "jobTemplate", "spec", "template", "spec", "containers"});
   if (!containers || !containers->is_array()) return std::nullopt;
   for (const auto& c : *containers) {
     auto command = strings(field(c, "command"));
@@ -77,7 +68,7 @@ Getenv pod_getenv(const json& container, const std::string& pod_ns) {
   for (const auto& e : list && list->is_array() ? *list : json::array()) {
     std::string name = string_at(e, "name");
     const json* value = field(e, "value");
-    const json* path = at(e, {"valueFrom", "fieldRef", "fieldPath"});
+    const json* path = field_path(e, {"valueFrom", "fieldRef", "fieldPath"});
     if (value && value->is_string() && value->get_ref<const std::string&>().find("$(") == std::string::npos) {
       env[name] = value->get<std::string>();
     } else if (path && *path == "metadata.namespace") {
@@ -109,8 +100,9 @@ void resolve_args(WindowJob& job, const CommandLine& cli, const Getenv& getenv, 
 
 // A file as the job's pod reads it: a key of a ConfigMap volume mounted at (or above) the path,
 // the ConfigMap taken from the input (offline) or the cluster (live).
-ReadCalendar pod_files(const json& pod, const json& container, const std::string& ns, const Manifests& m) {
-  return [&pod, &container, ns, &m](const std::string& path) -> std::string {
+ReadCalendar pod_files(const json& pod, const json& container, const std::string& ns, const Manifests& m,
+                       const std::set<std::string>& unread, bool& unread_hit) {
+  return [&pod, &container, ns, &m, &unread, &unread_hit](const std::string& path) -> std::string {
     auto refuse = [&](const std::string& why) -> std::string {
       throw ConfigError("calendar " + path + ": " + why + "; check reads a calendar from a ConfigMap volume");
     };
@@ -154,14 +146,18 @@ ReadCalendar pod_files(const json& pod, const json& container, const std::string
       if (key.empty()) refuse("ConfigMap volume \"" + volume + "\" lists no item with path " + rest);
     }
     const json* cm = m.find(object_key("ConfigMap", ns, name));
-    if (!cm) refuse("ConfigMap " + ns + "/" + name + " is not in the input");
-    const json* data = at(*cm, {"data", key});
+    if (!cm && unread.count(object_key("ConfigMap", ns, name))) {
+      unread_hit = true;
+      refuse("ConfigMap " + ns + "/" + name + " could not be read");
+    }
+    if (!cm) refuse("ConfigMap " + ns + "/" + name + " is not among the objects read");
+    const json* data = field_path(*cm, {"data", key});
     if (!data || !data->is_string()) refuse("ConfigMap " + ns + "/" + name + " has no data key \"" + key + "\"");
     return data->get<std::string>();
   };
 }
 
-std::optional<WindowJob> parse_job(const json& cronjob, const Manifests& m) {
+std::optional<WindowJob> parse_job(const json& cronjob, const Manifests& m, const std::set<std::string>& unread) {
   auto container = windowctl_container(cronjob);
   if (!container) return std::nullopt;
   WindowJob job;
@@ -170,13 +166,13 @@ std::optional<WindowJob> parse_job(const json& cronjob, const Manifests& m) {
   job.name = name_of(cronjob);
   job.key = object_key("CronJob", job.ns, job.name);
   job.image = string_at(*container->spec, "image");
-  const json* suspend = at(cronjob, {"spec", "suspend"});
+  const json* suspend = field_path(cronjob, {"spec", "suspend"});
   job.suspended = suspend && suspend->is_boolean() && suspend->get<bool>();
   if (const json* spec = field(cronjob, "spec")) {
     job.schedule = string_at(*spec, "schedule");
     job.time_zone = string_at(*spec, "timeZone");
   }
-  if (const json* pod = at(cronjob, {"spec", "jobTemplate", "spec", "template", "spec"})) {
+  if (const json* pod = field_path(cronjob, {"spec", "jobTemplate", "spec", "template", "spec"})) {
     std::string sa = string_at(*pod, "serviceAccountName");
     if (sa.empty()) sa = string_at(*pod, "serviceAccount");
     if (!sa.empty()) job.service_account = sa;
@@ -192,10 +188,10 @@ std::optional<WindowJob> parse_job(const json& cronjob, const Manifests& m) {
   }
   job.flags = cli.flags();
   try {
-    const json* pod = at(cronjob, {"spec", "jobTemplate", "spec", "template", "spec"});
+    const json* pod = field_path(cronjob, {"spec", "jobTemplate", "spec", "template", "spec"});
     static const json kNone = json::object();
     resolve_args(job, cli, pod_getenv(*container->spec, job.ns),
-                 pod_files(pod ? *pod : kNone, *container->spec, job.ns, m));
+                 pod_files(pod ? *pod : kNone, *container->spec, job.ns, m, unread, job.args_unread));
   } catch (const ConfigError& e) {
     job.args_problem = e.what();
     job.named.clear();
@@ -206,7 +202,7 @@ std::optional<WindowJob> parse_job(const json& cronjob, const Manifests& m) {
 
 Labels labels_of(const json& object) {
   Labels out;
-  const json* labels = at(object, {"metadata", "labels"});
+  const json* labels = field_path(object, {"metadata", "labels"});
   if (!labels || !labels->is_object()) return out;
   for (const auto& [key, value] : labels->items()) {
     if (value.is_string()) out.emplace(key, value.get<std::string>());
@@ -229,7 +225,7 @@ std::string name_of(const json& object) { return metadata_string(object, "name")
 
 std::string label_or_annotation(const json& object, const std::string& key) {
   for (const char* where : {"labels", "annotations"}) {
-    const json* map = at(object, {"metadata", where});
+    const json* map = field_path(object, {"metadata", where});
     if (map && map->is_object()) {
       if (std::string v = string_at(*map, key); !v.empty()) return v;
     }
@@ -242,7 +238,7 @@ const json* Manifests::find(const std::string& key) const {
   return it == by_key.end() ? nullptr : it->second;
 }
 
-Manifests index_manifests(const std::vector<json>& objects) {
+Manifests index_manifests(const std::vector<json>& objects, const std::set<std::string>& unread) {
   Manifests m;
   static const std::set<std::string> kClusterScoped = {"ClusterRole", "ClusterRoleBinding", "Namespace",
                                                        "CustomResourceDefinition"};
@@ -254,7 +250,7 @@ Manifests index_manifests(const std::vector<json>& objects) {
   // After the index: a job reads its calendars from ConfigMaps anywhere in the input.
   for (const json* obj : m.all) {
     if (string_at(*obj, "kind") != "CronJob") continue;
-    if (auto job = parse_job(*obj, m)) m.jobs.push_back(std::move(*job));
+    if (auto job = parse_job(*obj, m, unread)) m.jobs.push_back(std::move(*job));
   }
   for (auto& job : m.jobs) {
     for (const auto& t : job.named) {

@@ -29,6 +29,7 @@ struct WindowJob {
   std::string command;                    // open, close or sync: an alias reads as its command
   Flags flags;                            // its args
   std::string args_problem;               // non-empty: windowctl refuses the args (exit 2 every run)
+  bool args_unread = false;               // args_problem is a ConfigMap check could not read (WC017)
   const KindAdapter* kind = nullptr;      // --kind
   std::string target_ns;                  // of names without one and of -l/--all
   std::vector<Target> named;              // names then --targets; Target::kind nullptr: --kind
@@ -57,6 +58,7 @@ std::string name_of(const nlohmann::json& object);
 // metadata.labels[key], else metadata.annotations[key], else "".
 std::string label_or_annotation(const nlohmann::json& object, const std::string& key);
 
-Manifests index_manifests(const std::vector<nlohmann::json>& objects);
+// `unread`: keys (Kind/ns/name) of objects check could not read (live), which a job's args may name.
+Manifests index_manifests(const std::vector<nlohmann::json>& objects, const std::set<std::string>& unread = {});
 
 }  // namespace windowctl

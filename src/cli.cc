@@ -348,6 +348,11 @@ std::string CommandLine::flags_problem() const {
   const Flags& f = flags_;
   if (!f.command) return {};
   const CommandId id = f.command->id;
+  if (id == CommandId::kSchedule) {
+    if (f.windows.empty() && f.window_calendars.empty())
+      return "schedule needs --window EXPR or --window-calendar FILE: without an allow window it is never open";
+    return {};
+  }
   const bool named = !f.args.empty() || !f.names.empty() || !f.targets.empty();
   // status shows every object of --kind by default; check, every window CronJob.
   const bool targets_optional = id == CommandId::kStatus || id == CommandId::kCheck;
@@ -376,8 +381,6 @@ std::string CommandLine::flags_problem() const {
   // changes exactly those characters (C0 with tab and newline, DEL, C1).
   if (printable(f.reason) != f.reason)
     return "--reason has a control character (tab, newline, ESC, ...): give one line";
-  if (id == CommandId::kSchedule && f.windows.empty() && f.window_calendars.empty())
-    return "schedule needs --window EXPR or --window-calendar FILE: without an allow window it is never open";
   if (f.scheduled && !f.override_for.empty())
     return "--scheduled and --for exclude each other: a scheduled run never sets an override";
   return {};

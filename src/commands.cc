@@ -193,6 +193,7 @@ int run_offline(const CommandLine& cli, const Build& build, SysTime at) {
       return kExitOk;
     case CommandId::kCompletion: std::cout << completion_script(cli.app(), f.shell); return kExitOk;
     case CommandId::kSchedule:
+      if (std::string problem = cli.flags_problem(); !problem.empty()) throw ConfigError(problem);
       std::cout << render_schedule(
           parse_schedule({f.windows, f.denies, f.freezes, f.window_calendars, f.deny_calendars, {}}), at, f.count,
           json_output ? OutputFormat::kJson : OutputFormat::kText);

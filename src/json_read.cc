@@ -52,4 +52,13 @@ std::optional<long long> int_at(const nlohmann::json& obj, std::string_view key)
   return std::nullopt;
 }
 
+const nlohmann::json* field_path(const nlohmann::json& obj, std::initializer_list<std::string_view> path) {
+  const nlohmann::json* cur = &obj;
+  for (auto key : path) {
+    cur = field(*cur, key);
+    if (!cur) return nullptr;
+  }
+  return cur;
+}
+
 }  // namespace windowctl

@@ -3,6 +3,7 @@
 // operator[] (undefined behaviour on a missing key once NDEBUG compiles JSON_ASSERT out).
 #pragma once
 
+#include <initializer_list>
 #include <nlohmann/json.hpp>
 #include <optional>
 #include <string>
@@ -23,6 +24,8 @@ int json_depth(std::string_view text);
 const nlohmann::json* field(const nlohmann::json& obj, std::string_view key);
 // obj[key] when it is a string, else "".
 std::string string_at(const nlohmann::json& obj, std::string_view key);
+// obj[path[0]][path[1]]..., each an object member; nullptr where one is missing or not an object.
+const nlohmann::json* field_path(const nlohmann::json& obj, std::initializer_list<std::string_view> path);
 // obj[key] when it is an integer (signed or unsigned) that fits, else nullopt.
 std::optional<long long> int_at(const nlohmann::json& obj, std::string_view key);
 

@@ -296,3 +296,56 @@ def test_live_what_check_cannot_read_is_a_finding(api, wctl):
     assert "rolebindings.rbac.authorization.k8s.io in flux-system" in ns["message"]
     assert "serviceaccounts in flux-system" in ns["message"]
     assert "clusterrolebindings.rbac.authorization.k8s.io" in cluster["message"]
+
+
+def calendar_job(api, name="sync", configmap="windowctl-calendars", key="holidays.ics"):
+    args = ["sync", "--kustomizations", "apps-rw", "--window", "0 8 * * MON for 81h in Europe/Zurich",
+            "--deny-calendar", f"/etc/windowctl/calendars/{key}"]
+    cronjob(api, name, args)
+    cj = api.get("cronjobs", "flux-system", name)
+    cj["spec"]["schedule"] = "*/5 * * * *"  # as the sync component's
+    pod = cj["spec"]["jobTemplate"]["spec"]["template"]["spec"]
+    pod["volumes"] = [{"name": "calendars", "configMap": {"name": configmap}}]
+    pod["containers"][0]["volumeMounts"] = [{"name": "calendars", "mountPath": "/etc/windowctl/calendars"}]
+    api.put("cronjobs", "flux-system", name, cj)
+
+
+HOLIDAYS = ("BEGIN:VCALENDAR\r\nVERSION:2.0\r\nBEGIN:VEVENT\r\nUID:x\r\nSUMMARY:Christmas freeze\r\n"
+            "DTSTART;VALUE=DATE:20261221\r\nDTEND;VALUE=DATE:20270104\r\nRRULE:FREQ=YEARLY\r\nEND:VEVENT\r\n"
+            "END:VCALENDAR\r\n")
+
+
+def test_live_a_jobs_calendar_is_read_from_its_configmap(setup):
+    """A sync job's --deny-calendar is a file of its ConfigMap volume: live check reads that
+    ConfigMap as the pod would mount it, judges the calendar, and names a missing or broken one."""
+    api, wctl = setup
+    service_account(api, "windowctl", JOB_RULES + CHECK_READS + [
+        {"apiGroups": [""], "resources": ["configmaps"], "verbs": ["get"]}], CLUSTER_READS)
+    calendar_job(api)
+    api.put("configmaps", "flux-system", "windowctl-calendars", {"apiVersion": "v1", "kind": "ConfigMap",
+                                                                "data": {"holidays.ics": HOLIDAYS}})
+    proc, found = check(wctl)
+    assert found == [], found
+    assert json.loads(proc.stdout)["jobs"][0]["windowing"] is True
+    # A calendar outside the subset: the job's every run fails, and check says where.
+    api.put("configmaps", "flux-system", "windowctl-calendars", {"apiVersion": "v1", "kind": "ConfigMap",
+            "data": {"holidays.ics": HOLIDAYS.replace("FREQ=YEARLY", "FREQ=HOURLY")}})
+    proc, found = check(wctl)
+    assert ids(found) == [("WC010", "CronJob/flux-system/sync")], found
+    assert "holidays.ics line 8: RRULE: FREQ=HOURLY is not supported" in found[0]["message"]
+    # No such ConfigMap: the pod never starts.
+    api.delete("configmaps", "flux-system", "windowctl-calendars")
+    proc, found = check(wctl)
+    assert ids(found) == [("WC010", "CronJob/flux-system/sync")], found
+    assert "ConfigMap flux-system/windowctl-calendars is not among the objects read" in found[0]["message"]
+
+
+def test_live_a_calendar_check_may_not_read_is_said_not_failed(setup):
+    api, wctl = setup
+    calendar_job(api)
+    api.put("configmaps", "flux-system", "windowctl-calendars", {"apiVersion": "v1", "kind": "ConfigMap",
+                                                                "data": {"holidays.ics": HOLIDAYS}})
+    proc, found = check(wctl)  # the job's ServiceAccount may not get ConfigMaps
+    assert ids(found) == [("WC017", "Namespace/flux-system")], found
+    assert found[0]["severity"] == "warning" and "configmaps in flux-system (windowctl-calendars)" in found[0]["message"]
+    assert "WC010" in found[0]["message"]
