@@ -58,8 +58,13 @@ inline constexpr const char* kDefaultServiceAccountDir = "/var/run/secrets/kuber
 // 3. ~/.kube/config; 4. ConfigError.
 Config infer_config(const InferOptions& options, const Getenv& getenv);
 
+// The names of the contexts in the kubeconfig infer_config would read, in file order, each once:
+// what a fleet run (--contexts, --all-contexts) selects from. ConfigError in-cluster.
+std::vector<std::string> context_names(const InferOptions& options, const Getenv& getenv);
+
 Config in_cluster_config(const Getenv& getenv);
 Config kubeconfig_config(const std::vector<std::string>& paths, const std::string& context);
+std::vector<std::string> kubeconfig_context_names(const std::vector<std::string>& paths);
 
 // https://host[:port] → host and port; rejects plain http and paths.
 std::pair<std::string, int> parse_server_url(const std::string& url);

@@ -3,6 +3,7 @@
 
 #include <yaml-cpp/yaml.h>
 
+#include <algorithm>
 #include <map>
 
 #include "text.h"
@@ -105,8 +106,9 @@ Config kubeconfig_config(const std::vector<std::string>& paths, const std::strin
   return kubeconfig_from(files, context, read_file);
 }
 
-Config kubeconfig_from(const std::vector<KubeconfigFile>& texts, const std::string& context_override,
-                       const FileReader& read) {
+namespace {
+
+std::vector<Loaded> load(const std::vector<KubeconfigFile>& texts) {
   std::vector<Loaded> files;
   for (const auto& [path, text] : texts) {
     // YAML is Unicode, as kubectl's parser insists; and what is read here (the user's name as
@@ -124,6 +126,39 @@ Config kubeconfig_from(const std::vector<KubeconfigFile>& texts, const std::stri
   }
   if (files.empty())
     throw ConfigError("kubeconfig " + (texts.empty() ? std::string("(none)") : texts.front().path) + " is empty");
+  return files;
+}
+
+}  // namespace
+
+std::vector<std::string> kubeconfig_context_names(const std::vector<std::string>& paths) {
+  std::vector<KubeconfigFile> files;
+  for (const auto& path : paths) files.push_back({path, read_file(path, "kubeconfig")});
+  return kubeconfig_contexts_from(files);
+}
+
+std::vector<std::string> kubeconfig_contexts_from(const std::vector<KubeconfigFile>& texts) {
+  const std::vector<Loaded> files = load(texts);
+  std::vector<std::string> names;
+  try {
+    for (const auto& f : files) {
+      YAML::Node list = f.root["contexts"];
+      if (!list) continue;
+      if (!list.IsSequence()) throw ConfigError(f.path + ": contexts must be a list");
+      for (const auto& entry : list) {
+        std::string name = entry.IsMap() ? str(entry, "name") : "";
+        if (!name.empty() && std::find(names.begin(), names.end(), name) == names.end()) names.push_back(name);
+      }
+    }
+  } catch (const YAML::Exception& e) {
+    throw ConfigError("kubeconfig " + files.front().path + " is malformed: " + e.msg);
+  }
+  return names;
+}
+
+Config kubeconfig_from(const std::vector<KubeconfigFile>& texts, const std::string& context_override,
+                       const FileReader& read) {
+  const std::vector<Loaded> files = load(texts);
   const std::string& first = files.front().path;
 
   try {

@@ -23,4 +23,8 @@ using FileReader = std::function<std::string(const std::string& path, const std:
 // anything malformed or missing; nothing else escapes.
 Config kubeconfig_from(const std::vector<KubeconfigFile>& files, const std::string& context, const FileReader& read);
 
+// The names of the merged kubeconfig's contexts, first file first, each once (the first file
+// that has a name wins, as for kubeconfig_from). ConfigError as kubeconfig_from's.
+std::vector<std::string> kubeconfig_contexts_from(const std::vector<KubeconfigFile>& files);
+
 }  // namespace windowctl

@@ -1,5 +1,6 @@
 #include <doctest/doctest.h>
 
+#include <map>
 #include <nlohmann/json.hpp>
 
 #include "config.h"
@@ -61,6 +62,29 @@ TEST_CASE("--context picks another context; merged files: first wins") {
   CHECK(c.port == 443);
   CHECK(c.credentials.token == "first");
   CHECK_THROWS_WITH_AS(kubeconfig_config({a}, "missing"), doctest::Contains("has no context missing"), ConfigError);
+}
+
+TEST_CASE("context names of merged files: file order, each once; what a fleet run selects from") {
+  testing::TempDir dir;
+  std::string other = "- name: other\n  context:\n    cluster: c2\n    user: u\n";
+  auto a = dir.write("a", kubeconfig(kServer + kCaData, "    token: first\n", other));
+  auto b =
+      dir.write("b", "contexts:\n- name: other\n  context: {cluster: x}\n- name: third\n  context: {cluster: y}\n");
+  CHECK(kubeconfig_context_names({a, b}) == std::vector<std::string>{"main", "other", "third"});
+  CHECK(kubeconfig_context_names({b}) == std::vector<std::string>{"other", "third"});
+  // The same path decision as infer_config: --kubeconfig, then KUBECONFIG; in-cluster has none.
+  auto env = [&](std::map<std::string, std::string> vars) -> Getenv {
+    return [vars](const std::string& name) -> std::optional<std::string> {
+      auto it = vars.find(name);
+      return it == vars.end() ? std::nullopt : std::optional<std::string>(it->second);
+    };
+  };
+  CHECK(context_names({b, ""}, env({})) == std::vector<std::string>{"other", "third"});
+  CHECK(context_names({}, env({{"KUBECONFIG", a + ":" + b}})).size() == 3);
+  CHECK_THROWS_WITH_AS(context_names({}, env({{"KUBERNETES_SERVICE_HOST", "10.0.0.1"}})),
+                       doctest::Contains("need a kubeconfig"), ConfigError);
+  auto bad = dir.write("bad", "contexts: {}\n");
+  CHECK_THROWS_WITH_AS(kubeconfig_context_names({bad}), doctest::Contains("contexts must be a list"), ConfigError);
 }
 
 TEST_CASE("exec plugin settings") {
