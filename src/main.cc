@@ -32,8 +32,17 @@ int run(int argc, char** argv) {
     spdlog::debug("using {} at {}", config.origin, config.server);
     return std::make_unique<Client>(std::move(config), options);
   };
+  // A fleet run's contexts: the same files and the same function decide each one's config.
+  Kubeconfig kubeconfig{[&f] {
+                          return context_names({f.kubeconfig, ""}, process_getenv());
+                        },
+                        [&f](const std::string& context) {
+                          Config config = infer_config({f.kubeconfig, context}, process_getenv());
+                          spdlog::debug("context {}: using {} at {}", context, config.origin, config.server);
+                          return config;
+                        }};
   try {
-    return dispatch(cli, {kVersion, kCommit}, connect);
+    return dispatch(cli, {kVersion, kCommit}, connect, kubeconfig);
   } catch (const ConfigError& e) {
     spdlog::error("{}", e.what());
     return kExitUsage;
