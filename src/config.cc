@@ -11,6 +11,7 @@
 #include <nlohmann/json.hpp>
 #include <sstream>
 
+#include "kubeconfig.h"
 #include "targets.h"
 
 namespace windowctl {
@@ -170,10 +171,10 @@ Config infer_config(const InferOptions& options, const Getenv& getenv) {
   return in_cluster_config(getenv);
 }
 
-std::vector<std::string> context_names(const InferOptions& options, const Getenv& getenv) {
+std::unique_ptr<ParsedKubeconfig> fleet_kubeconfig(const InferOptions& options, const Getenv& getenv) {
   const std::vector<std::string> paths = kubeconfig_paths(options, getenv);
   if (paths.empty()) throw ConfigError("--contexts and --all-contexts need a kubeconfig; running in-cluster");
-  return kubeconfig_context_names(paths);
+  return read_kubeconfig(paths);
 }
 
 std::string default_namespace(const std::string& flag, const Getenv& getenv) {

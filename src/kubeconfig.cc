@@ -101,9 +101,7 @@ ExecConfig parse_exec(const YAML::Node& exec, const std::string& file) {
 }  // namespace
 
 Config kubeconfig_config(const std::vector<std::string>& paths, const std::string& context) {
-  std::vector<KubeconfigFile> files;
-  for (const auto& path : paths) files.push_back({path, read_file(path, "kubeconfig")});
-  return kubeconfig_from(files, context, read_file);
+  return read_kubeconfig(paths)->config(context);
 }
 
 namespace {
@@ -131,14 +129,23 @@ std::vector<Loaded> load(const std::vector<KubeconfigFile>& texts) {
 
 }  // namespace
 
-std::vector<std::string> kubeconfig_context_names(const std::vector<std::string>& paths) {
+struct ParsedKubeconfig::Files {
+  std::vector<Loaded> loaded;
+};
+
+ParsedKubeconfig::ParsedKubeconfig(const std::vector<KubeconfigFile>& texts, FileReader read)
+    : files_(std::make_unique<Files>(Files{load(texts)})), read_(std::move(read)) {}
+
+ParsedKubeconfig::~ParsedKubeconfig() = default;
+
+std::unique_ptr<ParsedKubeconfig> read_kubeconfig(const std::vector<std::string>& paths) {
   std::vector<KubeconfigFile> files;
   for (const auto& path : paths) files.push_back({path, read_file(path, "kubeconfig")});
-  return kubeconfig_contexts_from(files);
+  return std::make_unique<ParsedKubeconfig>(files, read_file);
 }
 
-std::vector<std::string> kubeconfig_contexts_from(const std::vector<KubeconfigFile>& texts) {
-  const std::vector<Loaded> files = load(texts);
+std::vector<std::string> ParsedKubeconfig::contexts() const {
+  const std::vector<Loaded>& files = files_->loaded;
   std::vector<std::string> names;
   try {
     for (const auto& f : files) {
@@ -156,9 +163,13 @@ std::vector<std::string> kubeconfig_contexts_from(const std::vector<KubeconfigFi
   return names;
 }
 
-Config kubeconfig_from(const std::vector<KubeconfigFile>& texts, const std::string& context_override,
-                       const FileReader& read) {
-  const std::vector<Loaded> files = load(texts);
+Config kubeconfig_from(const std::vector<KubeconfigFile>& texts, const std::string& context, const FileReader& read) {
+  return ParsedKubeconfig(texts, read).config(context);
+}
+
+Config ParsedKubeconfig::config(const std::string& context_override) const {
+  const std::vector<Loaded>& files = files_->loaded;
+  const FileReader& read = read_;
   const std::string& first = files.front().path;
 
   try {
