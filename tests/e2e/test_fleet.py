@@ -249,27 +249,77 @@ def test_the_slow_context_bounds_the_run_not_the_sum(fleet):
 
 
 def test_check_across_contexts(fleet):
-    doc = valid(fleet.run("check", "apps-rw", "--contexts", "prod-token,prod-cert", "-o", "json"), "check",
-                json.loads("0"))
+    # A target one cluster lacks: that cluster's finding, with its context.
+    fleet.servers["cert"].delete(KS, "flux-system", "apps-rw")
+    p = fleet.run("check", "apps-rw", "--contexts", "prod-token,prod-cert", "-o", "json")
+    doc = valid(p, "check", p.returncode)
     assert sorted(c["context"] for c in doc["contexts"]) == ["prod-cert", "prod-token"]
-    assert all(f["context"] in ("prod-cert", "prod-token") for f in doc["findings"])
+    assert doc["findings"] and {f["context"] for f in doc["findings"]} == {"prod-cert"}, doc["findings"]
+    text = fleet.run("check", "apps-rw", "--contexts", "prod-token,prod-cert")
+    assert text.returncode == p.returncode
+    assert lines(text.stdout) and all(line.startswith("prod-cert ") for line in lines(text.stdout)), text.stdout
 
 
-def test_bash_completes_context_names_from_the_kubeconfig(fleet, tmp_path):
-    script = tmp_path / "c.bash"
-    p = fleet.run("completion", "bash")
+def test_every_kind_of_failed_context_is_its_own_line_and_never_stops_the_others(fleet, tmp_path):
+    """401, a CA that does not vouch for the server, an exec plugin that fails, a server that
+    never answers: each is named once on stderr, the good context is reported, the exit code is
+    the worst (2: a certificate that does not verify is a configuration error)."""
+    token = fleet.servers["token"]
+    token.add_fault(count=None, path_regex="^/apis/kustomize.toolkit.fluxcd.io$", action="hang")
+    failing = tmp_path / "failing-plugin"
+    failing.write_text("#!/bin/sh\necho 'no credentials for you' >&2\nexit 3\n")
+    failing.chmod(0o755)
+    cfg = yaml.safe_load(fleet.kubeconfig.read_text())
+    srv = fleet.servers["slow"]
+    cfg["clusters"] += [{"name": "wrong-ca", "cluster": {"server": srv.url,
+                                                         "certificate-authority": fleet.servers["cert"].ca_path}}]
+    cfg["users"] += [{"name": "bad-token", "user": {"token": "not-a-valid-token"}},
+                     {"name": "bad-exec", "user": {"exec": {"apiVersion": "client.authentication.k8s.io/v1",
+                                                            "command": str(failing)}}}]
+    cfg["contexts"] = [{"name": "ok", "context": {"cluster": "exec", "user": "exec"}},
+                       {"name": "e-401", "context": {"cluster": "slow", "user": "bad-token"}},
+                       {"name": "e-tls", "context": {"cluster": "wrong-ca", "user": "slow"}},
+                       {"name": "e-exec", "context": {"cluster": "cert", "user": "bad-exec"}},
+                       {"name": "e-hang", "context": {"cluster": "token", "user": "token"}}]
+    fleet.kubeconfig.write_text(yaml.safe_dump(cfg))
+    p = fleet.run("status", "--all-contexts", "--request-timeout", "1s", "-o", "json", timeout=120)
+    doc = valid(p, "status", 2)
+    codes = {c["context"]: c["exitCode"] for c in doc["contexts"]}
+    assert codes == {"ok": 0, "e-401": 1, "e-tls": 2, "e-exec": 2, "e-hang": 1}, doc["contexts"]
+    assert {r["context"] for r in doc["results"]} == {"ok"}
+    errors = {c["context"]: c["error"] for c in doc["contexts"]}
+    assert "401" in errors["e-401"] or "nauthorized" in errors["e-401"], errors
+    assert "not trusted" in errors["e-tls"], errors
+    assert "exec" in errors["e-exec"], errors
+    assert "timeout" in errors["e-hang"], errors
+    for ctx in ("e-401", "e-tls", "e-exec", "e-hang"):
+        assert sum(1 for line in p.stderr.splitlines() if f"context {ctx} failed" in line) == 1, p.stderr
+    assert "context ok failed" not in p.stderr
+
+
+@pytest.mark.parametrize("shell", ["bash", "zsh"])
+def test_bash_and_zsh_complete_context_names_from_the_kubeconfig(fleet, tmp_path, shell):
+    script = tmp_path / f"c.{shell}"
+    p = fleet.run("completion", shell)
     assert p.returncode == 0, p.stderr
     script.write_text(p.stdout)
+    other = tmp_path / "other-kubeconfig"
+    other.write_text(yaml.safe_dump({"contexts": [{"name": "from-flag", "context": {"cluster": "x"}}]}))
     prog = f'source {script}\n' \
            'comp() { COMP_WORDS=("$@"); COMP_CWORD=$((${#COMP_WORDS[@]} - 1)); COMPREPLY=(); _windowctl; ' \
            'echo "${COMPREPLY[*]}"; }\n' \
            f'comp {fleet.wctl.bin} status --contexts prod-\n' \
-           f'comp {fleet.wctl.bin} close --context st\n'
+           f'comp {fleet.wctl.bin} close --context st\n' \
+           f'comp {fleet.wctl.bin} status --kubeconfig {other} --contexts ""\n'
+    if shell == "zsh":
+        # As test_cli.py's zsh test: bashcompinit, and zsh's own matching of the words offered.
+        prog = "autoload -U +X compinit && compinit -u\n" + prog.replace(
+            'echo "${COMPREPLY[*]}"', 'echo "${(M)COMPREPLY[@]:#${COMP_WORDS[-1]}*}"')
     env = {"HOME": str(tmp_path), "PATH": os.environ.get("PATH", "/usr/bin:/bin"), "KUBECONFIG": str(fleet.kubeconfig)}
-    p = subprocess.run(["bash", "-c", prog], capture_output=True, text=True, env=env)
+    p = subprocess.run([shell, "-c", prog], capture_output=True, text=True, env=env)
     assert p.returncode == 0, p.stderr
     # In the kubeconfig's order.
-    assert p.stdout.splitlines() == ["prod-token prod-cert prod-exec prod-down", "staging-slow"]
+    assert p.stdout.splitlines() == ["prod-token prod-cert prod-exec prod-down", "staging-slow", "from-flag"]
     assert fleet.requests() == 0
 
 
