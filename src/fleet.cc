@@ -52,12 +52,13 @@ std::vector<std::string> split_commas(const std::vector<std::string>& values) {
 
 bool is_pattern(std::string_view s) { return s.find_first_of("*?[\\") != std::string_view::npos; }
 
-// The context names of runs, padded to one width: the column in front of each line.
+// The context names of runs, padded to one width: the column in front of each line. A
+// kubeconfig's names are anyone's text: terminal-safe, as every cell of the status table.
 std::vector<std::string> padded(const std::vector<ContextRun>& runs) {
-  std::size_t width = 0;
-  for (const auto& r : runs) width = std::max(width, r.context.size());
   std::vector<std::string> out;
-  for (const auto& r : runs) out.push_back(r.context + std::string(width - r.context.size() + 3, ' '));
+  std::size_t width = 0;
+  for (const auto& r : runs) width = std::max(width, out.emplace_back(printable(r.context, 256)).size());
+  for (auto& name : out) name.append(width - name.size() + 3, ' ');
   return out;
 }
 

@@ -122,6 +122,9 @@ TEST_CASE("render_fleet: writes and check, each line behind its context") {
         "long-name   flux-system/apps-rw closed\n");
   const json doc = json::parse(render_fleet(runs, "close", OutputFormat::kJson));
   CHECK(doc["results"][1]["context"] == "long-name");
+  // A context name is the kubeconfig's text: no escape sequence reaches the terminal.
+  runs[0].context = "evil\x1b[2J";
+  CHECK(render_fleet(runs, "close", OutputFormat::kText).find('\x1b') == std::string::npos);
   CHECK(doc["results"][1]["result"] == "closed");
 
   std::vector<ContextRun> checks(1);

@@ -7,6 +7,7 @@
 #include <cstdio>
 #include <nlohmann/json.hpp>
 
+#include "text.h"
 #include "timefmt.h"
 
 namespace windowctl {
@@ -67,7 +68,8 @@ namespace {
 LogFormat current_format = LogFormat::kText;
 }  // namespace
 
-LogContext::LogContext(std::string name) : name_(std::move(name)) { current_context = this; }
+// A kubeconfig's context name is anyone's text: terminal-safe in front of every line.
+LogContext::LogContext(std::string name) : name_(printable(name, 256)) { current_context = this; }
 
 LogContext::~LogContext() { current_context = nullptr; }
 
