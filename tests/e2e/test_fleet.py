@@ -44,6 +44,8 @@ class Fleet:
             srv.start()
             srv.seed_default()
             self.servers[name] = srv
+        # staging-slow answers every request 0.3 s late.
+        self.servers["slow"].add_fault(count=None, delay=0.3)
         # Windowctl adds the user on its server: first, so the token written below stays valid.
         self.wctl = Windowctl(self.servers["token"], tmp_path)
         # Each server's user, under one name: the only credentials it may ever see.
@@ -234,8 +236,9 @@ def test_contexts_run_at_once_up_to_max_concurrency(fleet):
 
 def test_the_slow_context_bounds_the_run_not_the_sum(fleet):
     # Every answer of every context but prod-down 0.3 s late.
-    for srv in fleet.servers.values():
-        srv.add_fault(count=None, delay=0.3)
+    for name, srv in fleet.servers.items():
+        if name != "slow":
+            srv.add_fault(count=None, delay=0.3)
     start = time.monotonic()
     p = fleet.run("status", "--contexts", "staging-slow")
     single = time.monotonic() - start
@@ -244,8 +247,9 @@ def test_the_slow_context_bounds_the_run_not_the_sum(fleet):
     p = fleet.run("status", "--contexts", "prod-token,prod-cert,prod-exec,staging-slow")
     together = time.monotonic() - start
     assert p.returncode == 0, p.stderr
-    # Serial would be about 4x single; generous, as the machine is shared.
-    assert together < 2.5 * single, (together, single)
+    # Serial would be about 4x single (3.8x with the process start); generous, as the machine is
+    # shared, and the hook-based test above is the exact one.
+    assert together < 3 * single, (together, single)
 
 
 def test_check_across_contexts(fleet):
