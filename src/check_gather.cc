@@ -12,6 +12,7 @@
 #include "api_error.h"
 #include "check_model.h"
 #include "check_online.h"
+#include "fleet.h"
 #include "json_read.h"
 #include "kinds.h"
 #include "manifests.h"
@@ -388,7 +389,8 @@ class Gatherer {
 
 }  // namespace
 
-int run_check_online(Client& client, const CommandOptions& options, const std::vector<std::string>& files, SysTime at) {
+int run_check_online(Client& client, const CommandOptions& options, const std::vector<std::string>& files, SysTime at,
+                     ContextRun* into) {
   std::vector<Finding> findings;
   std::vector<JobTargets> jobs;
   if (!files.empty()) findings = check_objects(parse_manifests(read_manifest_sources(files)), at, &jobs);
@@ -403,13 +405,18 @@ int run_check_online(Client& client, const CommandOptions& options, const std::v
   sort_findings(findings);
   auto live_jobs = live_job_targets(facts);
   jobs.insert(jobs.end(), live_jobs.begin(), live_jobs.end());
-  std::cout << render_findings(findings, options.output == OutputFormat::kJson, jobs);
+  if (!into) std::cout << render_findings(findings, options.output == OutputFormat::kJson, jobs);
   if (findings.empty()) {
     spdlog::info("no findings for {} target{} ({} window job{}, {} access review{})", facts.targets.size(),
                  facts.targets.size() == 1 ? "" : "s", facts.jobs.size(), facts.jobs.size() == 1 ? "" : "s",
                  facts.reviews.size(), facts.reviews.size() == 1 ? "" : "s");
   }
-  return has_error(findings) ? 1 : 0;
+  const int code = has_error(findings) ? 1 : 0;
+  if (into) {
+    into->findings = std::move(findings);
+    into->jobs = std::move(jobs);
+  }
+  return code;
 }
 
 }  // namespace windowctl

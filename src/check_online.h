@@ -90,6 +90,8 @@ std::vector<JobTargets> live_job_targets(const LiveFacts& facts);
 // the options name, or, without targets, over every window CronJob in options.ns. Prints the
 // findings; returns the exit code (1 when any error, else 0).
 // `at`: the instant the offline rules over `files` evaluate windows from (check --at).
-int run_check_online(Client& client, const CommandOptions& options, const std::vector<std::string>& files, SysTime at);
+// With `into` (a context of a fleet run), the findings and jobs are kept there instead of printed.
+int run_check_online(Client& client, const CommandOptions& options, const std::vector<std::string>& files, SysTime at,
+                     ContextRun* into = nullptr);
 
 }  // namespace windowctl

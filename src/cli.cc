@@ -42,6 +42,19 @@ void add_globals(CLI::App* cmd, Flags& f) {
   cmd->add_flag("-v,--verbose", f.verbose, "Log every request (never its token)")->group(kGlobal);
 }
 
+// Many contexts at once, for the commands whose row says fleet.
+void add_fleet(CLI::App* cmd, Flags& f) {
+  add_list(cmd, "--contexts", f.contexts,
+           "kubeconfig contexts to run in, in parallel: names or globs (prod-*), comma-separated, repeatable", "NAMES")
+      ->group(kGlobal);
+  cmd->add_flag("--all-contexts", f.all_contexts, "Run in every context of the kubeconfig, in parallel")
+      ->group(kGlobal);
+  cmd->add_option("--max-concurrency", f.max_concurrency, "With --contexts/--all-contexts: contexts run at once")
+      ->type_name("N")
+      ->check(CLI::Range(1, 1000))
+      ->group(kGlobal);
+}
+
 void add_targets(CLI::App* cmd, Flags& f, bool writes) {
   cmd->add_option("NAME", f.args, "Targets of --kind: NAME or NAMESPACE/NAME (as --kustomizations)")->type_name("");
   add_list(cmd, "--kustomizations", f.names, "Objects of --kind: NAME or NAMESPACE/NAME, comma-separated, repeatable",
@@ -146,8 +159,9 @@ const std::vector<std::string>& fixed_values(std::string_view flag) {
 
 bool is_global_flag(std::string_view name, bool* takes_value) {
   static constexpr std::string_view kWithValue[] = {
-      "-n", "--namespace", "-o", "--output", "--kubeconfig", "--context", "--request-timeout", "--log-format"};
-  static constexpr std::string_view kWithout[] = {"-v", "--verbose"};
+      "-n",        "--namespace",       "-o",           "--output",   "--kubeconfig",
+      "--context", "--request-timeout", "--log-format", "--contexts", "--max-concurrency"};
+  static constexpr std::string_view kWithout[] = {"-v", "--verbose", "--all-contexts"};
   for (auto f : kWithValue) {
     if (name == f) return *takes_value = true;
   }
@@ -234,6 +248,9 @@ CommandLine::CommandLine(std::string program) : program_(std::move(program)), ap
     subcommands_[static_cast<std::size_t>(c.id)] = sub;
   }
   auto subcommand = [&](CommandId id) { return subcommands_[static_cast<std::size_t>(id)]; };
+  for (const Command& c : kCommands) {
+    if (c.fleet) add_fleet(subcommand(c.id), f);
+  }
   auto writes = [](CommandId id) { return command_row(id).writes; };
 
   auto* close = subcommand(CommandId::kClose);
@@ -328,6 +345,8 @@ CommandLine::CommandLine(std::string program) : program_(std::move(program)), ap
 
   auto* completion = subcommand(CommandId::kCompletion);
   completion->add_option("SHELL", f.shell, "bash, zsh or fish")->required()->check(member_of("SHELL"));
+  // What the scripts run to complete --context and --contexts: the kubeconfig's context names.
+  completion->add_flag("--list-contexts", f.list_contexts)->group("");
   completion->footer(examples(p, {{"bash, this shell", "completion bash > /tmp/c && . /tmp/c"},
                                   {"bash, every new shell", "completion bash > /etc/bash_completion.d/windowctl"},
                                   {"zsh (a directory on $fpath)", "completion zsh > \"${fpath[1]}/_windowctl\""},
@@ -383,6 +402,9 @@ std::string CommandLine::flags_problem() const {
     return "--reason has a control character (tab, newline, ESC, ...): give one line";
   if (f.scheduled && !f.override_for.empty())
     return "--scheduled and --for exclude each other: a scheduled run never sets an override";
+  if (f.fleet() && !f.context.empty())
+    return "--context names one context; --contexts and --all-contexts many: give one of them";
+  if (!f.contexts.empty() && f.all_contexts) return "--contexts and --all-contexts exclude each other";
   return {};
 }
 

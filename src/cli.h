@@ -38,8 +38,16 @@ struct Flags {
   std::vector<std::string> window_calendars, deny_calendars;
   std::string at;
   int count = 5;
+  // Fleet: many kubeconfig contexts in one run (commands whose row says fleet).
+  std::vector<std::string> contexts;  // --contexts: names and globs, comma-separated, repeatable
+  bool all_contexts = false;
+  int max_concurrency = 8;
   // help, completion.
   std::string topic, shell;
+  bool list_contexts = false;  // completion --list-contexts: the names the scripts complete --context to
+
+  // --contexts or --all-contexts: this run is over many contexts.
+  bool fleet() const { return !contexts.empty() || all_contexts; }
 
   // Any of names, --targets, -l or --all.
   bool selects_targets() const {
@@ -48,7 +56,7 @@ struct Flags {
   // This run reads the cluster: its command needs one, or check has more to go on than -f files.
   bool needs_cluster() const {
     return command && (command->needs == Needs::kCluster ||
-                       (command->needs == Needs::kManifests && (files.empty() || selects_targets())));
+                       (command->needs == Needs::kManifests && (files.empty() || selects_targets() || fleet())));
   }
 };
 

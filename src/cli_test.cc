@@ -349,3 +349,30 @@ TEST_CASE("a run builds a client only when its command's row needs the cluster")
   CHECK(run_until_cluster({"schedule", "--window", "0 8 * * * for 1h in UTC", "-o", "json"}).out.find("\"open\"") !=
         std::string::npos);
 }
+
+TEST_CASE("fleet flags: on the rows that say fleet, one of --context and --contexts, a bounded concurrency") {
+  for (const Command& c : kCommands) {
+    CommandLine cli;
+    std::ostringstream out;
+    std::string problem;
+    Args args = {std::string(c.name), "--all-contexts"};
+    cli.parse(args, out, &problem);
+    // The flag exists exactly where the row says the command runs over many contexts.
+    CHECK_MESSAGE((problem.find("unknown flag --all-contexts") == std::string::npos) == c.fleet, c.name);
+  }
+  CHECK(refusal({"status", "--contexts", "prod-*", "--context", "prod-a"}) ==
+        "--context names one context; --contexts and --all-contexts many: give one of them");
+  CHECK(refusal({"close", "x", "--all-contexts", "--contexts", "a"}) ==
+        "--contexts and --all-contexts exclude each other");
+  CHECK(refusal({"status", "--all-contexts", "--max-concurrency", "0"}).find("--max-concurrency") != std::string::npos);
+  CHECK(refusal({"status", "--all-contexts", "--max-concurrency", "1.5"}).find("--max-concurrency") !=
+        std::string::npos);
+  CHECK(refusal({"status", "--all-contexts", "--max-concurrency", "100"}).empty());
+  // Global like --context: before the command too.
+  CHECK(refusal({"--contexts", "prod-*", "--max-concurrency", "3", "status"}).empty());
+  // check with -f only stays offline, unless it is asked to run in contexts.
+  CommandLine cli;
+  std::ostringstream out;
+  REQUIRE_FALSE(cli.parse({"check", "-f", "x.yaml", "--contexts", "prod-*"}, out).has_value());
+  CHECK(cli.flags().needs_cluster());
+}

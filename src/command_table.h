@@ -42,6 +42,9 @@ struct Command {
   std::string_view alias;  // flux's word for it, also accepted; empty: none
   Needs needs;
   bool writes;  // changes objects, so it takes --dry-run, --reason and --notify
+  // Runs over many kubeconfig contexts at once (--contexts, --all-contexts). Not sync: a CronJob's,
+  // in the one cluster it runs in.
+  bool fleet;
   // What plan.h decides every target toward. None for sync, whose window decides per object
   // (Applier::input_for), nor for a command that writes nothing.
   std::optional<Action> action;
@@ -50,27 +53,27 @@ struct Command {
 
 // In the order help lists them.
 inline constexpr std::array<Command, 11> kCommands{{
-    {CommandId::kClose, "close", "suspend", Needs::kCluster, true, Action::kClose,
+    {CommandId::kClose, "close", "suspend", Needs::kCluster, true, true, Action::kClose,
      "Suspend the targets (spec.suspend: true) and mark them as suspended by windowctl"},
-    {CommandId::kOpen, "open", "resume", Needs::kCluster, true, Action::kOpen,
+    {CommandId::kOpen, "open", "resume", Needs::kCluster, true, true, Action::kOpen,
      "Resume what windowctl suspended and request a reconcile now"},
-    {CommandId::kRelabel, "relabel", "", Needs::kCluster, true, Action::kRelabel,
+    {CommandId::kRelabel, "relabel", "", Needs::kCluster, true, true, Action::kRelabel,
      "Set only the kustomize.toolkit.fluxcd.io/reconcile label"},
-    {CommandId::kAdopt, "adopt", "", Needs::kCluster, true, Action::kAdopt,
+    {CommandId::kAdopt, "adopt", "", Needs::kCluster, true, true, Action::kAdopt,
      "Mark targets someone else suspended (e.g. flux suspend) as closed by windowctl, so the next open resumes them"},
-    {CommandId::kSync, "sync", "", Needs::kCluster, true, std::nullopt,
+    {CommandId::kSync, "sync", "", Needs::kCluster, true, false, std::nullopt,
      "Open or close each target as its window says now (level-triggered; idempotent)"},
-    {CommandId::kSchedule, "schedule", "", Needs::kNothing, false, std::nullopt,
+    {CommandId::kSchedule, "schedule", "", Needs::kNothing, false, false, std::nullopt,
      "Say whether the window is open and list the next windows (no cluster needed)"},
-    {CommandId::kStatus, "status", "", Needs::kCluster, false, std::nullopt,
+    {CommandId::kStatus, "status", "", Needs::kCluster, false, true, std::nullopt,
      "Show suspension, who suspended, readiness and revision (every object of --kind in the namespace by default)"},
-    {CommandId::kCheck, "check", "", Needs::kManifests, false, std::nullopt,
+    {CommandId::kCheck, "check", "", Needs::kManifests, false, true, std::nullopt,
      "Find setups where a window silently fails: in manifests (-f alone: no cluster needed), "
      "else live, for the targets given or every window CronJob in -n"},
-    {CommandId::kVersion, "version", "", Needs::kNothing, false, std::nullopt, "Print the version and commit"},
-    {CommandId::kCompletion, "completion", "", Needs::kNothing, false, std::nullopt,
+    {CommandId::kVersion, "version", "", Needs::kNothing, false, false, std::nullopt, "Print the version and commit"},
+    {CommandId::kCompletion, "completion", "", Needs::kNothing, false, false, std::nullopt,
      "Print a shell completion script: bash, zsh or fish"},
-    {CommandId::kHelp, "help", "", Needs::kNothing, false, std::nullopt, "Help about any command"},
+    {CommandId::kHelp, "help", "", Needs::kNothing, false, false, std::nullopt, "Help about any command"},
 }};
 
 constexpr const Command& command_row(CommandId id) { return kCommands[static_cast<std::size_t>(id)]; }
@@ -96,10 +99,12 @@ constexpr bool rows_sound() {
     // A command that writes acts on objects, so on a cluster; a plan action is a write's.
     if (c.writes && c.needs != Needs::kCluster) return false;
     if (c.action && !c.writes) return false;
+    if (c.fleet && c.needs == Needs::kNothing) return false;  // contexts are clusters
   }
   return true;
 }
 }  // namespace detail
-static_assert(detail::rows_sound(), "kCommands: ids out of order, a word naming two rows, or a write off the cluster");
+static_assert(detail::rows_sound(),
+              "kCommands: ids out of order, a word naming two rows, or a write or fleet command off the cluster");
 
 }  // namespace windowctl

@@ -2,8 +2,11 @@
 
 #include <spdlog/spdlog.h>
 
+#include <atomic>
 #include <iostream>
+#include <iterator>
 #include <stdexcept>
+#include <thread>
 
 #include "apply.h"
 #include "check.h"
@@ -11,6 +14,7 @@
 #include "cli.h"
 #include "completion.h"
 #include "config.h"
+#include "fleet.h"
 #include "kinds.h"
 #include "log.h"
 #include "manifests.h"
@@ -55,9 +59,14 @@ WindowFacts window_facts(const std::string& id, const json& object, const Schedu
   return facts;
 }
 
-// Status of every target: named ones first, then the selection a page at a time.
-bool status(Client& client, const CommandOptions& opt, Resolution& res) {
+// Status of every target: named ones first, then the selection a page at a time. A fleet run's
+// context keeps its rows `into` its run for the one merged table.
+bool status(Client& client, const CommandOptions& opt, Resolution& res, ContextRun* into) {
   StatusWriter writer(std::cout, opt.output);
+  auto emit = [&](std::vector<StatusRow>& chunk) {
+    if (!into) return writer.add(chunk);
+    std::move(chunk.begin(), chunk.end(), std::back_inserter(into->rows));
+  };
   std::vector<StatusRow> rows;
   bool ok = true;
   std::size_t shown = 0;
@@ -100,7 +109,7 @@ bool status(Client& client, const CommandOptions& opt, Resolution& res) {
     }
     ++shown;
     if (rows.size() >= static_cast<std::size_t>(kListPageSize)) {
-      writer.add(rows);
+      emit(rows);
       rows.clear();
     }
   };
@@ -111,8 +120,8 @@ bool status(Client& client, const CommandOptions& opt, Resolution& res) {
     row(Work{t, std::nullopt});
   }
   const bool listed = !res.list || for_each_listed(client, opt, res, seen, row);
-  writer.add(rows);
-  writer.finish();
+  emit(rows);
+  if (!into) writer.finish();
   // An empty selection is an answer, not a failure; silence would look like a hang or a bug.
   if (listed && res.ok && shown == 0 && opt.output == OutputFormat::kText)
     say(opt.all_namespaces ? "No resources found" : "No resources found in " + opt.ns + " namespace.");
@@ -140,10 +149,14 @@ PlanInput plan_input(const CommandOptions& opt) {
 
 // Each target is decided, written and reported before the next: results stream out, so a run
 // over a whole cluster holds one LIST page, not the cluster. --wait keeps what it waits for.
-bool change(Client& client, const CommandOptions& opt, Resolution& res) {
+bool change(Client& client, const CommandOptions& opt, Resolution& res, ContextRun* into) {
   const PlanInput in = plan_input(opt);
   Applier applier(client, opt, res);
   ResultWriter writer(std::cout, opt.output, std::string(opt.command->name));
+  auto emit = [&](const TargetResult& r) {
+    if (into) return into->results.push_back(r);
+    writer.add(r);
+  };
   std::vector<TargetResult> waiting;
   bool ok = true;
   auto handle = [&](const Work& w) {
@@ -153,7 +166,7 @@ bool change(Client& client, const CommandOptions& opt, Resolution& res) {
     if (opt.wait && !opt.dry_run) {
       waiting.push_back(std::move(r));
     } else {
-      writer.add(r);
+      emit(r);
     }
   };
   SeenSet seen;
@@ -166,17 +179,17 @@ bool change(Client& client, const CommandOptions& opt, Resolution& res) {
     applier.wait(waiting, in.token);
     for (const auto& r : waiting) {
       ok = ok && !r.failed();
-      writer.add(r);
+      emit(r);
     }
   }
-  writer.finish();
+  if (!into) writer.finish();
   spdlog::debug("{} requests, {} TLS handshakes, {} retries", client.stats().requests, client.stats().handshakes,
                 client.stats().retries);
   return ok;
 }
 
 // A run without the cluster: the command needs none, or check has only -f files to read.
-int run_offline(const CommandLine& cli, const Build& build, SysTime at) {
+int run_offline(const CommandLine& cli, const Build& build, SysTime at, const Kubeconfig& kubeconfig) {
   const Flags& f = cli.flags();
   const bool json_output = f.output == "json";
   switch (f.command->id) {
@@ -191,7 +204,13 @@ int run_offline(const CommandLine& cli, const Build& build, SysTime at) {
         std::cout << "windowctl " << build.version << " (commit " << build.commit << ")\n";
       }
       return kExitOk;
-    case CommandId::kCompletion: std::cout << completion_script(cli.app(), f.shell); return kExitOk;
+    case CommandId::kCompletion:
+      if (f.list_contexts) {
+        for (const auto& name : kubeconfig.contexts()) std::cout << name << "\n";
+        return kExitOk;
+      }
+      std::cout << completion_script(cli.app(), f.shell);
+      return kExitOk;
     case CommandId::kSchedule:
       if (std::string problem = cli.flags_problem(); !problem.empty()) throw ConfigError(problem);
       std::cout << render_schedule(
@@ -216,6 +235,64 @@ int run_offline(const CommandLine& cli, const Build& build, SysTime at) {
     case CommandId::kStatus: break;
   }
   throw std::logic_error(std::string(f.command->name) + " has no run without the cluster");
+}
+
+// One context of a fleet run, on its own thread: its own Client (TLS context, connection,
+// credentials, retry state), so nothing of one context reaches another's server. Whatever
+// happens is kept in `run`; nothing escapes the thread.
+void run_context(ContextRun& run, Config config, CommandOptions opt, const std::vector<std::string>& files,
+                 SysTime at) {
+  LogContext log(run.context);
+  try {
+    Client client(std::move(config), opt.client);
+    opt.identity = client.config().identity;
+    run.exit_code = opt.command->id == CommandId::kCheck ? run_check_online(client, opt, files, at, &run)
+                                                         : run_command(client, opt, &run);
+  } catch (const ConfigError& e) {
+    run.exit_code = kExitUsage;
+    run.error = e.what();
+  } catch (const std::exception& e) {
+    run.exit_code = kExitFailed;
+    run.error = std::string("internal error: ") + e.what();
+  }
+  if (run.exit_code != 0 && run.error.empty()) run.error = log.first_error();
+}
+
+// --contexts, --all-contexts: every context selected runs the command at once, up to
+// --max-concurrency of them; the report is printed once all have ended (docs/fleet.md).
+int run_fleet(const CommandLine& cli, const CommandOptions& opt, const Kubeconfig& kubeconfig, SysTime at) {
+  const Flags& f = cli.flags();
+  // Every selection error is said before any request.
+  const std::vector<std::string> names = select_contexts(kubeconfig.contexts(), f.contexts, f.all_contexts);
+  std::vector<ContextRun> runs(names.size());
+  std::vector<std::optional<Config>> configs(names.size());
+  for (std::size_t i = 0; i < names.size(); ++i) {
+    runs[i].context = names[i];
+    // A context the kubeconfig cannot describe (a missing CA file, no such user) is that
+    // context's failure (exit 2), not the others'.
+    try {
+      configs[i] = kubeconfig.config(names[i]);
+    } catch (const ConfigError& e) {
+      runs[i].exit_code = kExitUsage;
+      runs[i].error = e.what();
+    }
+  }
+  std::atomic<std::size_t> next{0};
+  auto worker = [&] {
+    for (std::size_t i; (i = next++) < runs.size();) {
+      if (configs[i]) run_context(runs[i], std::move(*configs[i]), opt, f.files, at);
+    }
+  };
+  std::vector<std::thread> threads;
+  const std::size_t width = std::min<std::size_t>(static_cast<std::size_t>(f.max_concurrency), runs.size());
+  for (std::size_t k = 1; k < width; ++k) threads.emplace_back(worker);
+  worker();
+  for (auto& t : threads) t.join();
+  std::cout << render_fleet(runs, opt.command->name, opt.output) << std::flush;
+  for (const auto& r : runs) {
+    if (r.exit_code != 0) spdlog::error("{}", context_failure_line(r));
+  }
+  return worst_exit_code(runs);
 }
 
 }  // namespace
@@ -269,7 +346,7 @@ CommandOptions command_options(const CommandLine& cli, const Build& build, const
   return opt;
 }
 
-int dispatch(const CommandLine& cli, const Build& build, const Connect& connect) {
+int dispatch(const CommandLine& cli, const Build& build, const Connect& connect, const Kubeconfig& kubeconfig) {
   const Flags& f = cli.flags();
   SysTime at = std::chrono::system_clock::now();
   if (!f.at.empty()) {
@@ -277,8 +354,9 @@ int dispatch(const CommandLine& cli, const Build& build, const Connect& connect)
     if (!parsed) throw ConfigError("invalid --at \"" + f.at + "\": it " + rfc3339_problem(f.at));
     at = *parsed;
   }
-  if (!f.needs_cluster()) return run_offline(cli, build, at);
+  if (!f.needs_cluster()) return run_offline(cli, build, at, kubeconfig);
   CommandOptions opt = command_options(cli, build);
+  if (f.fleet()) return run_fleet(cli, opt, kubeconfig, at);
   std::unique_ptr<Client> client = connect(opt.client);
   opt.identity = client->config().identity;
   // check: offline rules over its -f files too, then the live ones (check_online.h).
@@ -286,9 +364,10 @@ int dispatch(const CommandLine& cli, const Build& build, const Connect& connect)
   return run_command(*client, opt);
 }
 
-int run_command(Client& client, const CommandOptions& options) {
+int run_command(Client& client, const CommandOptions& options, ContextRun* into) {
   Resolution res = resolve(client, options);
-  bool ok = options.command->id == CommandId::kStatus ? status(client, options, res) : change(client, options, res);
+  bool ok = options.command->id == CommandId::kStatus ? status(client, options, res, into)
+                                                      : change(client, options, res, into);
   return ok && res.ok ? 0 : 1;
 }
 

@@ -22,6 +22,7 @@
 namespace windowctl {
 
 class CommandLine;
+struct ContextRun;
 
 struct CommandOptions {
   const Command* command = nullptr;       // its row: a write, status or check
@@ -68,12 +69,21 @@ CommandOptions command_options(const CommandLine& cli, const Build& build, const
 // been checked, and only for a run that needs the cluster (Flags::needs_cluster).
 using Connect = std::function<std::unique_ptr<Client>(const ClientOptions& options)>;
 
+// What a fleet run (--contexts, --all-contexts) reads of the kubeconfig (main's reads the files
+// through config.h, as for one context): the context names to select from, and the
+// configuration of each one selected.
+struct Kubeconfig {
+  std::function<std::vector<std::string>()> contexts;
+  std::function<Config(const std::string& context)> config;
+};
+
 // The parsed command, run as its row says; results on stdout. Returns the exit code; usage
 // errors surface as ConfigError (exit 2).
-int dispatch(const CommandLine& cli, const Build& build, const Connect& connect);
+int dispatch(const CommandLine& cli, const Build& build, const Connect& connect, const Kubeconfig& kubeconfig = {});
 
 // A write or status. Exit code 0 or 1. Configuration errors surface as ConfigError before
-// anything is written.
-int run_command(Client& client, const CommandOptions& options);
+// anything is written. With `into` (a context of a fleet run), the results are kept there for
+// the merged report instead of printed.
+int run_command(Client& client, const CommandOptions& options, ContextRun* into = nullptr);
 
 }  // namespace windowctl

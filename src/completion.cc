@@ -41,6 +41,7 @@ std::string join(const std::vector<std::string>& words, const char* sep = " ") {
 std::string values_of(const std::string& long_name) {
   if (long_name == "--kind") return kind_values();
   if (long_name == "--kubeconfig" || long_name == "--filename") return "@file";
+  if (long_name == "--context" || long_name == "--contexts") return "@context";
   return join(fixed_values(long_name));
 }
 
@@ -81,6 +82,14 @@ std::string bash(const std::vector<Subcommand>& commands) {
       "_windowctl() {\n"
       "  # Under zsh's bashcompinit: bash's 0-based arrays and word splitting, for this function only.\n"
       "  [[ -n ${ZSH_VERSION-} ]] && emulate -L ksh\n"
+      "  # Context names: the binary reads the kubeconfig it would use (--kubeconfig, KUBECONFIG, ~/.kube/config).\n"
+      "  _windowctl_contexts() {\n"
+      "    local j kc=${KUBECONFIG-}\n"
+      "    for ((j = 1; j + 1 < ${#COMP_WORDS[@]}; j++)); do\n"
+      "      [[ ${COMP_WORDS[j]} == --kubeconfig ]] && kc=${COMP_WORDS[j+1]}\n"
+      "    done\n"
+      "    KUBECONFIG=$kc \"${COMP_WORDS[0]}\" completion bash --list-contexts 2>/dev/null\n"
+      "  }\n"
       "  local cur=\"${COMP_WORDS[COMP_CWORD]}\" prev=\"\" cmd=\"\" opts=\"\" i\n"
       "  [[ $COMP_CWORD -gt 0 ]] && prev=\"${COMP_WORDS[COMP_CWORD-1]}\"\n"
       "  for ((i = 1; i < COMP_CWORD; i++)); do\n"
@@ -107,6 +116,8 @@ std::string bash(const std::vector<Subcommand>& commands) {
     s += "    " + name + ") ";
     if (values == "@file") {
       s += "COMPREPLY=($(compgen -f -- \"$cur\")); return ;;\n";
+    } else if (values == "@context") {
+      s += "COMPREPLY=($(compgen -W \"$(_windowctl_contexts)\" -- \"$cur\")); return ;;\n";
     } else if (!values.empty()) {
       s += "COMPREPLY=($(compgen -W \"" + values + "\" -- \"$cur\")); return ;;\n";
     } else {
@@ -171,6 +182,8 @@ std::string fish(const std::vector<Subcommand>& commands) {
       for (const auto& n : f.names) s += (n.size() == 2 ? " -s " + n.substr(1) : " -l " + n.substr(2));
       if (f.values == "@file") {
         s += " -r -F";
+      } else if (f.values == "@context") {
+        s += " -x -a '(windowctl completion fish --list-contexts 2>/dev/null)'";
       } else if (!f.values.empty()) {
         s += " -x -a " + fish_quote(f.values);
       } else if (f.takes_value) {

@@ -11,6 +11,7 @@
 #include <nlohmann/json.hpp>
 #include <sstream>
 
+#include "kubeconfig.h"
 #include "targets.h"
 
 namespace windowctl {
@@ -141,23 +142,39 @@ bool exists(const std::string& path) {
 
 }  // namespace
 
-Config infer_config(const InferOptions& options, const Getenv& getenv) {
-  if (!options.kubeconfig.empty()) return kubeconfig_config({options.kubeconfig}, options.context);
+namespace {
+
+// The kubeconfig files a run reads, in infer_config's order; empty: in-cluster. One decision for
+// the one context of a run and for the contexts a fleet run chooses from.
+std::vector<std::string> kubeconfig_paths(const InferOptions& options, const Getenv& getenv) {
+  if (!options.kubeconfig.empty()) return {options.kubeconfig};
   if (auto env = getenv("KUBECONFIG"); env && !env->empty()) {
     auto paths = split_path_list(*env);
     if (paths.empty()) throw ConfigError("KUBECONFIG names no file");
-    return kubeconfig_config(paths, options.context);
+    return paths;
   }
-  if (auto host = getenv("KUBERNETES_SERVICE_HOST"); host && !host->empty()) {
-    if (!options.context.empty()) throw ConfigError("--context needs a kubeconfig; running in-cluster");
-    return in_cluster_config(getenv);
-  }
+  if (auto host = getenv("KUBERNETES_SERVICE_HOST"); host && !host->empty()) return {};
   if (auto home = getenv("HOME"); home && !home->empty()) {
     std::string path = *home + "/.kube/config";
-    if (exists(path)) return kubeconfig_config({path}, options.context);
+    if (exists(path)) return {path};
   }
   throw ConfigError(
       "no cluster configuration: pass --kubeconfig, set KUBECONFIG, run in a pod, or create ~/.kube/config");
+}
+
+}  // namespace
+
+Config infer_config(const InferOptions& options, const Getenv& getenv) {
+  const std::vector<std::string> paths = kubeconfig_paths(options, getenv);
+  if (!paths.empty()) return kubeconfig_config(paths, options.context);
+  if (!options.context.empty()) throw ConfigError("--context needs a kubeconfig; running in-cluster");
+  return in_cluster_config(getenv);
+}
+
+std::unique_ptr<ParsedKubeconfig> fleet_kubeconfig(const InferOptions& options, const Getenv& getenv) {
+  const std::vector<std::string> paths = kubeconfig_paths(options, getenv);
+  if (paths.empty()) throw ConfigError("--contexts and --all-contexts need a kubeconfig; running in-cluster");
+  return read_kubeconfig(paths);
 }
 
 std::string default_namespace(const std::string& flag, const Getenv& getenv) {

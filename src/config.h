@@ -3,6 +3,7 @@
 #pragma once
 
 #include <functional>
+#include <memory>
 #include <optional>
 #include <stdexcept>
 #include <string>
@@ -58,8 +59,15 @@ inline constexpr const char* kDefaultServiceAccountDir = "/var/run/secrets/kuber
 // 3. ~/.kube/config; 4. ConfigError.
 Config infer_config(const InferOptions& options, const Getenv& getenv);
 
+class ParsedKubeconfig;
+// The kubeconfig infer_config would read, parsed once, for a fleet run (--contexts,
+// --all-contexts): its context names and each one's Config, as infer_config has it for that
+// --context. ConfigError in-cluster.
+std::unique_ptr<ParsedKubeconfig> fleet_kubeconfig(const InferOptions& options, const Getenv& getenv);
+
 Config in_cluster_config(const Getenv& getenv);
 Config kubeconfig_config(const std::vector<std::string>& paths, const std::string& context);
+std::unique_ptr<ParsedKubeconfig> read_kubeconfig(const std::vector<std::string>& paths);
 
 // https://host[:port] → host and port; rejects plain http and paths.
 std::pair<std::string, int> parse_server_url(const std::string& url);

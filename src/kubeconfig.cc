@@ -3,6 +3,7 @@
 
 #include <yaml-cpp/yaml.h>
 
+#include <algorithm>
 #include <map>
 
 #include "text.h"
@@ -100,13 +101,12 @@ ExecConfig parse_exec(const YAML::Node& exec, const std::string& file) {
 }  // namespace
 
 Config kubeconfig_config(const std::vector<std::string>& paths, const std::string& context) {
-  std::vector<KubeconfigFile> files;
-  for (const auto& path : paths) files.push_back({path, read_file(path, "kubeconfig")});
-  return kubeconfig_from(files, context, read_file);
+  return read_kubeconfig(paths)->config(context);
 }
 
-Config kubeconfig_from(const std::vector<KubeconfigFile>& texts, const std::string& context_override,
-                       const FileReader& read) {
+namespace {
+
+std::vector<Loaded> load(const std::vector<KubeconfigFile>& texts) {
   std::vector<Loaded> files;
   for (const auto& [path, text] : texts) {
     // YAML is Unicode, as kubectl's parser insists; and what is read here (the user's name as
@@ -124,6 +124,52 @@ Config kubeconfig_from(const std::vector<KubeconfigFile>& texts, const std::stri
   }
   if (files.empty())
     throw ConfigError("kubeconfig " + (texts.empty() ? std::string("(none)") : texts.front().path) + " is empty");
+  return files;
+}
+
+}  // namespace
+
+struct ParsedKubeconfig::Files {
+  std::vector<Loaded> loaded;
+};
+
+ParsedKubeconfig::ParsedKubeconfig(const std::vector<KubeconfigFile>& texts, FileReader read)
+    : files_(std::make_unique<Files>(Files{load(texts)})), read_(std::move(read)) {}
+
+ParsedKubeconfig::~ParsedKubeconfig() = default;
+
+std::unique_ptr<ParsedKubeconfig> read_kubeconfig(const std::vector<std::string>& paths) {
+  std::vector<KubeconfigFile> files;
+  for (const auto& path : paths) files.push_back({path, read_file(path, "kubeconfig")});
+  return std::make_unique<ParsedKubeconfig>(files, read_file);
+}
+
+std::vector<std::string> ParsedKubeconfig::contexts() const {
+  const std::vector<Loaded>& files = files_->loaded;
+  std::vector<std::string> names;
+  try {
+    for (const auto& f : files) {
+      YAML::Node list = f.root["contexts"];
+      if (!list) continue;
+      if (!list.IsSequence()) throw ConfigError(f.path + ": contexts must be a list");
+      for (const auto& entry : list) {
+        std::string name = entry.IsMap() ? str(entry, "name") : "";
+        if (!name.empty() && std::find(names.begin(), names.end(), name) == names.end()) names.push_back(name);
+      }
+    }
+  } catch (const YAML::Exception& e) {
+    throw ConfigError("kubeconfig " + files.front().path + " is malformed: " + e.msg);
+  }
+  return names;
+}
+
+Config kubeconfig_from(const std::vector<KubeconfigFile>& texts, const std::string& context, const FileReader& read) {
+  return ParsedKubeconfig(texts, read).config(context);
+}
+
+Config ParsedKubeconfig::config(const std::string& context_override) const {
+  const std::vector<Loaded>& files = files_->loaded;
+  const FileReader& read = read_;
   const std::string& first = files.front().path;
 
   try {

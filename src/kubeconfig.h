@@ -4,6 +4,7 @@
 #pragma once
 
 #include <functional>
+#include <memory>
 #include <string>
 #include <vector>
 
@@ -18,6 +19,27 @@ struct KubeconfigFile {
 
 // read(path, what) returns a file's contents or throws ConfigError, as read_file does.
 using FileReader = std::function<std::string(const std::string& path, const std::string& what)>;
+
+// Merged kubeconfig files parsed once: a fleet run asks for many contexts' Configs without
+// parsing the files again for each (100 contexts would parse 100 times). ConfigError from the
+// constructor when a file is not a kubeconfig.
+class ParsedKubeconfig {
+ public:
+  ParsedKubeconfig(const std::vector<KubeconfigFile>& files, FileReader read);
+  ~ParsedKubeconfig();
+
+  // The contexts' names, first file first, each once (the first file that has a name wins, as
+  // for config). ConfigError when a contexts list is malformed.
+  std::vector<std::string> contexts() const;
+  // `context`'s (else the first current-context's) Config. ConfigError for anything malformed or
+  // missing; nothing else escapes.
+  Config config(const std::string& context) const;
+
+ private:
+  struct Files;
+  std::unique_ptr<Files> files_;
+  FileReader read_;
+};
 
 // The merged kubeconfig's context (`context`, else the first current-context). ConfigError for
 // anything malformed or missing; nothing else escapes.

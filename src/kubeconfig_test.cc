@@ -1,5 +1,8 @@
+#include "kubeconfig.h"
+
 #include <doctest/doctest.h>
 
+#include <map>
 #include <nlohmann/json.hpp>
 
 #include "config.h"
@@ -61,6 +64,34 @@ TEST_CASE("--context picks another context; merged files: first wins") {
   CHECK(c.port == 443);
   CHECK(c.credentials.token == "first");
   CHECK_THROWS_WITH_AS(kubeconfig_config({a}, "missing"), doctest::Contains("has no context missing"), ConfigError);
+}
+
+TEST_CASE("context names of merged files: file order, each once; what a fleet run selects from") {
+  testing::TempDir dir;
+  std::string other = "- name: other\n  context:\n    cluster: c2\n    user: u\n";
+  auto a = dir.write("a", kubeconfig(kServer + kCaData, "    token: first\n", other));
+  auto b =
+      dir.write("b", "contexts:\n- name: other\n  context: {cluster: x}\n- name: third\n  context: {cluster: y}\n");
+  CHECK(read_kubeconfig({a, b})->contexts() == std::vector<std::string>{"main", "other", "third"});
+  CHECK(read_kubeconfig({b})->contexts() == std::vector<std::string>{"other", "third"});
+  // One parse, each context's Config as kubeconfig_config has it.
+  auto parsed = read_kubeconfig({a, b});
+  CHECK(parsed->config("main").server == kubeconfig_config({a, b}, "main").server);
+  CHECK(parsed->config("").credentials.token == "first");
+  CHECK_THROWS_WITH_AS(parsed->config("third"), doctest::Contains("which is not in the kubeconfig"), ConfigError);
+  // The same path decision as infer_config: --kubeconfig, then KUBECONFIG; in-cluster has none.
+  auto env = [&](std::map<std::string, std::string> vars) -> Getenv {
+    return [vars](const std::string& name) -> std::optional<std::string> {
+      auto it = vars.find(name);
+      return it == vars.end() ? std::nullopt : std::optional<std::string>(it->second);
+    };
+  };
+  CHECK(fleet_kubeconfig({b, ""}, env({}))->contexts() == std::vector<std::string>{"other", "third"});
+  CHECK(fleet_kubeconfig({}, env({{"KUBECONFIG", a + ":" + b}}))->contexts().size() == 3);
+  CHECK_THROWS_WITH_AS(fleet_kubeconfig({}, env({{"KUBERNETES_SERVICE_HOST", "10.0.0.1"}})),
+                       doctest::Contains("need a kubeconfig"), ConfigError);
+  auto bad = dir.write("bad", "contexts: {}\n");
+  CHECK_THROWS_WITH_AS(read_kubeconfig({bad})->contexts(), doctest::Contains("contexts must be a list"), ConfigError);
 }
 
 TEST_CASE("exec plugin settings") {

@@ -11,6 +11,7 @@
 #include "client.h"
 #include "commands.h"
 #include "config.h"
+#include "kubeconfig.h"
 #include "log.h"
 #include "tls.h"
 #include "version.h"
@@ -32,8 +33,21 @@ int run(int argc, char** argv) {
     spdlog::debug("using {} at {}", config.origin, config.server);
     return std::make_unique<Client>(std::move(config), options);
   };
+  // A fleet run's contexts: the files infer_config reads, parsed once, and each context's Config
+  // as kubeconfig_from decides it.
+  std::unique_ptr<ParsedKubeconfig> parsed;
+  auto names = [&] {
+    parsed = fleet_kubeconfig({f.kubeconfig, ""}, process_getenv());
+    return parsed->contexts();
+  };
+  auto config_of = [&](const std::string& context) {
+    Config config = parsed->config(context);
+    spdlog::debug("context {}: using {} at {}", context, config.origin, config.server);
+    return config;
+  };
+  Kubeconfig kubeconfig{names, config_of};
   try {
-    return dispatch(cli, {kVersion, kCommit}, connect);
+    return dispatch(cli, {kVersion, kCommit}, connect, kubeconfig);
   } catch (const ConfigError& e) {
     spdlog::error("{}", e.what());
     return kExitUsage;

@@ -248,8 +248,6 @@ std::string render_schedule(const Schedule& schedule, SysTime at, int count, Out
   return out;
 }
 
-namespace {
-
 json status_json(const StatusRow& r) {
   json j = target_element(r.kind, r.ns, r.name);
   if (!r.error.empty()) {
@@ -291,6 +289,8 @@ json status_json(const StatusRow& r) {
   }
   return j;
 }
+
+namespace {
 
 // "2026-11-20T17:00:00Z (3h ago)": one zone, UTC, and how far from now. Text that is no time
 // (anyone may write an annotation) is shown as it is.
@@ -339,6 +339,9 @@ bool any_override(const std::vector<StatusRow>& rows) {
 // copied into a table of strings on its way out.
 std::string status_table(const std::vector<StatusRow>& rows, bool header, bool windows, bool overrides) {
   std::vector<std::string> head = {"NAMESPACE", "NAME", "SUSPENDED", "BY", "SINCE", "REASON", "READY", "REVISION"};
+  // A fleet run's one table: the context in front, so a row reads which cluster it is of.
+  const bool contexts = std::any_of(rows.begin(), rows.end(), [](const StatusRow& r) { return !r.context.empty(); });
+  if (contexts) head.insert(head.begin(), "CONTEXT");
   if (windows) head.insert(head.end(), {"WINDOW", "NEXT OPEN", "NEXT CLOSE"});
   if (overrides) head.push_back("OVERRIDE");
   head.push_back("MESSAGE");
@@ -351,6 +354,7 @@ std::string status_table(const std::vector<StatusRow>& rows, bool header, bool w
                                      r.reason.empty() ? "-" : quote_reason(r.reason, kTableReasonMax),
                                      r.ready,
                                      r.revision.empty() ? "-" : r.revision};
+    if (contexts) line.insert(line.begin(), r.context);
     if (windows) {
       line.push_back(window_cell(r));
       for (const std::string* v : {&r.next_open, &r.next_close})

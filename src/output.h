@@ -26,6 +26,7 @@ struct TargetResult {
   std::string current;               // dry-run: the state the plan started from
   std::string wait;                  // --wait: "ready" or empty
   bool dry_run = false;
+  std::string context;  // a fleet run's kubeconfig context; "" in a run over one
 
   bool failed() const { return !error.empty(); }
 };
@@ -93,7 +94,8 @@ struct StatusRow {
   std::string next_close;
   std::optional<Action> desired;  // what the window, or an unexpired override, wants now
   bool desired_by_override = false;
-  SysTime now;  // when it was read: the table's relative times ("3h ago") count from here
+  SysTime now;          // when it was read: the table's relative times ("3h ago") count from here
+  std::string context;  // a fleet run's kubeconfig context: the CONTEXT column; "" in a run over one
 };
 
 // What the schedule says of an object at `now` (commands.cc asks sync.h which one applies).
@@ -116,6 +118,8 @@ std::string describe_state(const nlohmann::json& object);
 std::string render_schedule(const Schedule& schedule, SysTime at, int count, OutputFormat format);
 
 std::string render_status(const std::vector<StatusRow>& rows, OutputFormat format);
+// A row as -o json lists it: $defs/target with the state keys filled.
+nlohmann::json status_json(const StatusRow& row);
 
 // The status table in chunks (a LIST page each): the header once, and again only when a chunk
 // brings a column the previous ones lacked (WINDOW..., OVERRIDE); columns are aligned within a
