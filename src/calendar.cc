@@ -1075,7 +1075,9 @@ class Spans {
 
   std::vector<CalendarSpan> take() {
     std::sort(out_.begin(), out_.end(), [](const CalendarSpan& a, const CalendarSpan& b) {
-      return a.start != b.start ? a.start < b.start : a.end < b.end;
+      // Fully ordered, so one question asked twice, or over a part of its range, lists ties alike.
+      if (a.start != b.start) return a.start < b.start;
+      return a.end != b.end ? a.end < b.end : a.event < b.event;
     });
     return std::move(out_);
   }

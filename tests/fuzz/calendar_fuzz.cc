@@ -20,6 +20,12 @@ using namespace windowctl;
 
 namespace {
 
+std::string show(const std::vector<CalendarSpan>& spans) {
+  std::string out;
+  for (const auto& s : spans) out += rfc3339(s.start) + "/" + rfc3339(s.end) + " ";
+  return out;
+}
+
 std::vector<CalendarSpan> overlapping(const std::vector<CalendarSpan>& all, sys_seconds from, sys_seconds to) {
   std::vector<CalendarSpan> out;
   for (const auto& s : all) {
@@ -66,8 +72,12 @@ extern "C" int LLVMFuzzerTestOneInput(const std::uint8_t* data, std::size_t size
   }
   FUZZ_CHECK(c->spans(from, to) == all, "the same question, another answer");
   try {
-    FUZZ_CHECK(c->spans(from, mid) == overlapping(all, from, mid), "the first half differs from the whole");
-    FUZZ_CHECK(c->spans(mid, to) == overlapping(all, mid, to), "the second half differs from the whole");
+    const std::string range = rfc3339(from) + " " + rfc3339(mid) + " " + rfc3339(to) + "\n";
+    auto first = c->spans(from, mid), second = c->spans(mid, to);
+    FUZZ_CHECK(first == overlapping(all, from, mid),
+               "the first half differs from the whole: " + range + show(first) + "\nwhole: " + show(all));
+    FUZZ_CHECK(second == overlapping(all, mid, to),
+               "the second half differs from the whole: " + range + show(second) + "\nwhole: " + show(all));
   } catch (const ConfigError& e) {
     // A half steps through no more than the whole did.
     FUZZ_CHECK(false, e.what());
