@@ -18,6 +18,9 @@ namespace windowctl {
 inline constexpr int kExitOk = 0;
 inline constexpr int kExitFailed = 1;
 inline constexpr int kExitUsage = 2;
+// schedule --exit-code: the windows are closed at --at (now). Distinct from a failure (1) and bad
+// input (2), so a pipeline tells "not now" from "broken" (docs/cli.md#exit-codes).
+inline constexpr int kExitClosed = 3;
 
 struct Flags {
   // The command given, as its row (CommandLine::parse sets it; --version is the version command).
@@ -35,8 +38,9 @@ struct Flags {
   std::string timeout = "5m", poll_interval = "1s";
   // Windows.
   std::vector<std::string> windows, denies, freezes, files;
-  std::string at;
+  std::string at, until;  // schedule --until: list the windows that start before it
   int count = 5;
+  bool exit_code = false;  // schedule --exit-code
   // help, completion.
   std::string topic, shell;
 
@@ -52,8 +56,9 @@ struct Flags {
 };
 
 // The values a flag is restricted to (-o, --log-format, --reconcile, completion's SHELL), for
-// its check and for completion; empty for a flag without a fixed set.
-const std::vector<std::string>& fixed_values(std::string_view flag);
+// its check and for completion; empty for a flag without a fixed set. `command` is the
+// subcommand's name: schedule's -o also takes ics.
+const std::vector<std::string>& fixed_values(std::string_view flag, std::string_view command = {});
 
 // An option that reads a value (--kind KIND), not a flag (--all): CLI11's own test of it.
 inline bool takes_value(const CLI::Option& option) { return option.get_expected_min() > 0; }

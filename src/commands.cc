@@ -11,6 +11,7 @@
 #include "cli.h"
 #include "completion.h"
 #include "config.h"
+#include "ics.h"
 #include "kinds.h"
 #include "log.h"
 #include "manifests.h"
@@ -192,10 +193,27 @@ int run_offline(const CommandLine& cli, const Build& build, SysTime at) {
       }
       return kExitOk;
     case CommandId::kCompletion: std::cout << completion_script(cli.app(), f.shell); return kExitOk;
-    case CommandId::kSchedule:
-      std::cout << render_schedule(parse_schedule({f.windows, f.denies, f.freezes}), at, f.count,
-                                   json_output ? OutputFormat::kJson : OutputFormat::kText);
-      return kExitOk;
+    case CommandId::kSchedule: {
+      const Schedule schedule = parse_schedule({f.windows, f.denies, f.freezes});
+      SysTime until = SysTime::max();
+      int count = f.count;
+      if (cli.given("--until")) {
+        auto parsed = parse_rfc3339(f.until);
+        if (!parsed) throw ConfigError("invalid --until \"" + f.until + "\": it " + rfc3339_problem(f.until));
+        if (*parsed <= at) throw ConfigError("--until must be after --at (default now)");
+        until = *parsed;
+        // --until bounds the list; --count, when given too, still caps it.
+        if (!cli.given("--count")) count = 100000;
+      }
+      if (f.output == "ics") {
+        std::cout << render_ics(schedule, std::chrono::floor<std::chrono::seconds>(at),
+                                listed_windows(next_windows(schedule, at, count), until));
+      } else {
+        std::cout << render_schedule(schedule, at, count, json_output ? OutputFormat::kJson : OutputFormat::kText,
+                                     until);
+      }
+      return f.exit_code && !is_open(schedule, at) ? kExitClosed : kExitOk;
+    }
     case CommandId::kCheck: {
       const auto objects = parse_manifests(read_manifest_sources(f.files));
       std::vector<JobTargets> jobs;

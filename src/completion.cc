@@ -38,10 +38,10 @@ std::string join(const std::vector<std::string>& words, const char* sep = " ") {
 }
 
 // The values a flag completes to: those cli.cc restricts it to, the kinds, or a file name.
-std::string values_of(const std::string& long_name) {
+std::string values_of(const std::string& long_name, const std::string& command) {
   if (long_name == "--kind") return kind_values();
   if (long_name == "--kubeconfig" || long_name == "--filename") return "@file";
-  return join(fixed_values(long_name));
+  return join(fixed_values(long_name, command));
 }
 
 std::vector<Subcommand> model(const CLI::App& app) {
@@ -57,7 +57,7 @@ std::vector<Subcommand> model(const CLI::App& app) {
       if (f.names.empty()) continue;
       f.help = o->get_description();
       f.takes_value = takes_value(*o);
-      if (f.takes_value) f.values = values_of(f.names.back());
+      if (f.takes_value) f.values = values_of(f.names.back(), c.name);
       c.flags.push_back(std::move(f));
     }
     // A positional argument with fixed values: completion's SHELL, help's COMMAND.

@@ -176,6 +176,7 @@ def test_status_of_mixed_kinds_and_of_a_namespace(wctl, api):
     (["--window", "0 8 * * MON to 0 17 * * THU", "--at", "2026-03-27T12:00:00Z"], False, 5),
     (["--window", "0 0 29 2 * for 24h", "--at", "2096-03-01T00:00:00Z"], False, 0),  # none within 5 years
     (["--window", ALWAYS, "--freeze", "2026-01-01T00:00:00Z/2026-12-31T00:00:00Z", "--at", "2026-06-01T00:00:00Z"], False, 1),
+    (["--window", "0 8 * * * for 1h", "--at", "2026-06-01T00:00:00Z", "--until", "2026-06-11T00:00:00Z"], False, 10),
 ])
 def test_schedule(wctl, api, args, open_now, count):
     doc = valid(wctl.run("schedule", *args, "-o", "json", mode="none"), "schedule")
