@@ -49,10 +49,10 @@ WindowFacts window_facts(const std::string& id, const json& object, const Schedu
   if (!schedule) return facts;
   WindowState st = window_state(*schedule, now);
   facts.state = st.open ? "open" : "closed";
-  std::optional<Interval> opening = st.next;
-  std::optional<Interval> closing = st.open ? st.current : st.next;
-  if (opening && !opening->starts_earlier) facts.next_open = opening->start;
-  if (closing && !closing->ends_later) facts.next_close = closing->end;
+  // The edges sync records on the object (windowctl.io/next-open, -close), computed now.
+  const Edges edges = next_edges(st);
+  facts.next_open = edges.open;
+  facts.next_close = edges.close;
   return facts;
 }
 
