@@ -184,6 +184,15 @@ def test_schedule(wctl, api, args, open_now, count):
     assert doc["zone"] == ("Europe/Zurich" if "Zurich" in args[1] else "UTC")
 
 
+def test_schedule_exit_code(wctl, api):
+    """--exit-code changes the exit code only: the document is the same, open or closed."""
+    args = ("schedule", "--window", "0 8 * * * for 1h", "-o", "json", "--exit-code")
+    doc = valid(wctl.run(*args, "--at", "2026-06-01T00:00:00Z", mode="none"), "schedule", code=3)
+    assert doc["open"] is False
+    doc = valid(wctl.run(*args, "--at", "2026-06-01T08:30:00Z", mode="none"), "schedule", code=0)
+    assert doc["open"] is True
+
+
 def test_check_with_findings_and_clean(wctl, api):
     doc = valid(wctl.run("check", "-f", str(CHECK_DATA / "WC001-bad"), "-o", "json", mode="none"), "check", code=1)
     assert "WC001" in {f["id"] for f in doc["findings"]}
