@@ -14,6 +14,7 @@ packages=(
   g++ cmake ninja-build ccache file gcc make perl dpkg-dev
   libssl-dev nlohmann-json3-dev libspdlog-dev libfmt-dev doctest-dev libcli11-dev libyaml-cpp-dev
   python3 python3-pytest python3-yaml python3-croniter python3-jsonschema openssl tzdata time
+  python3-icalendar  # tests/e2e/test_schedule_export.py parses schedule -o ics
   zsh fish  # tests/e2e/test_cli.py runs the completion scripts in each shell
 )
 arm64=0

@@ -7,6 +7,7 @@
 #include <thread>
 
 #include "api_error.h"
+#include "errors.h"
 #include "event.h"
 #include "readiness.h"
 #include "sync.h"
@@ -42,20 +43,39 @@ std::string label(const TargetResult& r) { return object_label(r.show_kind ? r.k
 }  // namespace
 
 // sync asks the object's window; --scheduled lets an active override win over the job's edge.
+// Whenever a schedule governs the object (sync's, or the object's own window annotations for
+// open and close), the decision also keeps its next edges on the object and, closing while the
+// window is closed, says so in Flux's reason.
 PlanInput Applier::input_for(const json& object, const PlanInput& in) const {
   auto now = std::chrono::system_clock::now();
-  if (opt_.command->id == CommandId::kSync) {
-    auto schedule = schedule_for(object, opt_.schedule);
+  const CommandId id = opt_.command->id;
+  std::optional<Schedule> schedule;
+  if (id == CommandId::kSync) {
+    schedule = schedule_for(object, opt_.schedule);
     if (!schedule)
       throw std::runtime_error(std::string("no window: pass --window or annotate the object with ") +
                                kWindowAnnotation);
-    const bool open = is_open(*schedule, now);
+  } else if (id == CommandId::kOpen || id == CommandId::kClose) {
+    // A malformed annotation is sync's error to report (and status's); an operator's open or
+    // close does what it was asked, only without the edges.
+    try {
+      schedule = schedule_for(object, opt_.schedule);
+    } catch (const ConfigError& e) {
+      spdlog::debug("{}: no window edges: {}", metadata_string(object, "name"), e.what());
+    }
+  }
+  std::optional<WindowState> window;
+  if (schedule) window = window_state(*schedule, now);
+  PlanInput out = in;
+  bool by_override = in.override_mode == OverrideMode::kSet;
+  if (id == CommandId::kSync) {
+    const bool open = window->open;
     const ObjectState state = read_state(object);
     SyncVerdict v = sync_verdict(state, open, now);
-    PlanInput out = in;
     out.action = v.action;
     out.override_mode = v.override_mode;
     out.cause = v.cause;
+    by_override = v.override_active;
     if (v.override_active) {
       // The precedence (docs/windows.md): an unexpired override beats the schedule, a freeze
       // included; the output says which decided, and over what.
@@ -66,10 +86,19 @@ PlanInput Applier::input_for(const json& object, const PlanInput& in) const {
                                 [&](const Interval& f) { return f.start <= now && now < f.end; });
       if ((v.action == Action::kOpen) != open) out.override_note += frozen ? ", over a freeze" : ", over the window";
     }
-    return out;
+  } else if (opt_.scheduled) {
+    const ObjectState state = read_state(object);
+    out = scheduled_input(state, in, now);
+    by_override = override_expired(state, now) == false;
   }
-  if (opt_.scheduled) return scheduled_input(read_state(object), in, now);
-  return in;
+  if (window) {
+    const Edges edges = next_edges(*window);
+    out.edges = true;
+    out.next_open = edges.open ? rfc3339(*edges.open) : "";
+    out.next_close = edges.close ? rfc3339(*edges.close) : "";
+    if (out.action == Action::kClose && !by_override) out.window_reason = closed_flux_reason(*schedule, now, *window);
+  }
+  return out;
 }
 
 // The Event is about the target windowctl asked for, in its namespace: never about whatever

@@ -19,14 +19,19 @@ CLI::Option* add_list(CLI::App* cmd, const char* name, std::vector<std::string>&
   return cmd->add_option(name, into, help)->type_name(type)->delimiter('\0');
 }
 
-CLI::IsMember member_of(std::string_view flag) { return CLI::IsMember(fixed_values(flag)); }
+CLI::IsMember member_of(std::string_view flag, std::string_view command = {}) {
+  return CLI::IsMember(fixed_values(flag, command));
+}
 
 void add_globals(CLI::App* cmd, Flags& f) {
   cmd->add_option("-n,--namespace", f.ns,
                   "Namespace of names without one and of -l/--all (default: $FLUX_SYSTEM_NAMESPACE, else flux-system)")
       ->type_name("NS")
       ->group(kGlobal);
-  cmd->add_option("-o,--output", f.output, "Output: text or json")->check(member_of("--output"))->group(kGlobal);
+  const auto& formats = fixed_values("--output", cmd->get_name());
+  cmd->add_option("-o,--output", f.output, formats.size() > 2 ? "Output: text, json or ics" : "Output: text or json")
+      ->check(member_of("--output", cmd->get_name()))
+      ->group(kGlobal);
   cmd->add_option("--kubeconfig", f.kubeconfig, "Path to a kubeconfig (else $KUBECONFIG, in-cluster, ~/.kube/config)")
       ->type_name("PATH")
       ->group(kGlobal);
@@ -148,9 +153,11 @@ std::string unknown_flag(const CLI::App& app, const CLI::App& cmd, const std::ve
 
 }  // namespace
 
-const std::vector<std::string>& fixed_values(std::string_view flag) {
+const std::vector<std::string>& fixed_values(std::string_view flag, std::string_view command) {
   static const std::vector<std::string> kFormats = {"text", "json"}, kReconcile = {"enabled", "disabled"},
-                                        kShells = {"bash", "zsh", "fish"}, kNone;
+                                        kShells = {"bash", "zsh", "fish"}, kScheduleFormats = {"text", "json", "ics"},
+                                        kNone;
+  if (flag == "--output" && command == "schedule") return kScheduleFormats;
   if (flag == "--output" || flag == "--log-format") return kFormats;
   if (flag == "--reconcile") return kReconcile;
   if (flag == "SHELL") return kShells;
@@ -309,10 +316,21 @@ CommandLine::CommandLine(std::string program) : program_(std::move(program)), ap
   auto* schedule = subcommand(CommandId::kSchedule);
   add_schedule(schedule, f);
   schedule->add_option("--at", f.at, "Evaluate at this RFC 3339 instant instead of now")->type_name("TIME");
-  schedule->add_option("--count", f.count, "How many windows to list")->check(CLI::Range(1, 100000));
+  schedule->add_option("--count", f.count, "How many windows to list (with --until: at most; default then 100000)")
+      ->check(CLI::Range(1, 100000));
+  schedule->add_option("--until", f.until, "List the windows that start before this RFC 3339 instant")
+      ->type_name("TIME");
+  schedule->add_flag("--exit-code", f.exit_code,
+                     "Exit 0 when the windows are open at --at (now), 3 when closed: a gate for pipelines");
   add_globals(schedule, f);
-  schedule->footer(examples(p, {{"The next 3 windows of a weekday morning window",
-                                 "schedule --window \"0 8 * * MON-FRI for 4h in Europe/Zurich\" --count 3"}}));
+  schedule->footer(
+      examples(p, {{"The next 3 windows of a weekday morning window",
+                    "schedule --window \"0 8 * * MON-FRI for 4h in Europe/Zurich\" --count 3"},
+                   {"The windows of the next 90 days, for a calendar to import",
+                    "schedule --window \"0 8 * * MON-FRI for 4h in Europe/Zurich\" --until \"$(date -u -d +90days "
+                    "+%FT%TZ)\" -o ics > windows.ics"},
+                   {"A pipeline step that merges only inside the window",
+                    "schedule --window \"0 8 * * MON-FRI for 4h in Europe/Zurich\" --exit-code && git push"}}));
 
   auto* status = subcommand(CommandId::kStatus);
   add_targets(status, f, writes(CommandId::kStatus));

@@ -18,6 +18,9 @@ namespace windowctl {
 inline constexpr int kExitOk = 0;
 inline constexpr int kExitFailed = 1;
 inline constexpr int kExitUsage = 2;
+// schedule --exit-code: the windows are closed at --at (now). Distinct from a failure (1) and bad
+// input (2), so a pipeline tells "not now" from "broken" (docs/cli.md#exit-codes).
+inline constexpr int kExitClosed = 3;
 
 struct Flags {
   // The command given, as its row (CommandLine::parse sets it; --version is the version command).
@@ -36,8 +39,9 @@ struct Flags {
   // Windows.
   std::vector<std::string> windows, denies, freezes, files;
   std::vector<std::string> window_calendars, deny_calendars;
-  std::string at;
+  std::string at, until;  // schedule --until: list the windows that start before it
   int count = 5;
+  bool exit_code = false;  // schedule --exit-code
   // Fleet: many kubeconfig contexts in one run (commands whose row says fleet).
   std::vector<std::string> contexts;  // --contexts: names and globs, comma-separated, repeatable
   bool all_contexts = false;
@@ -61,8 +65,9 @@ struct Flags {
 };
 
 // The values a flag is restricted to (-o, --log-format, --reconcile, completion's SHELL), for
-// its check and for completion; empty for a flag without a fixed set.
-const std::vector<std::string>& fixed_values(std::string_view flag);
+// its check and for completion; empty for a flag without a fixed set. `command` is the
+// subcommand's name: schedule's -o also takes ics.
+const std::vector<std::string>& fixed_values(std::string_view flag, std::string_view command = {});
 
 // An option that reads a value (--kind KIND), not a flag (--all): CLI11's own test of it.
 inline bool takes_value(const CLI::Option& option) { return option.get_expected_min() > 0; }

@@ -376,3 +376,24 @@ TEST_CASE("fleet flags: on the rows that say fleet, one of --context and --conte
   REQUIRE_FALSE(cli.parse({"check", "-f", "x.yaml", "--contexts", "prod-*"}, out).has_value());
   CHECK(cli.flags().needs_cluster());
 }
+
+TEST_CASE("-o ics is schedule's alone") {
+  CHECK(fixed_values("--output", "schedule") == std::vector<std::string>{"text", "json", "ics"});
+  CHECK(fixed_values("--output", "status") == std::vector<std::string>{"text", "json"});
+  CHECK(fixed_values("--output") == std::vector<std::string>{"text", "json"});
+  CHECK(fixed_values("--log-format", "schedule") == std::vector<std::string>{"text", "json"});
+  std::ostringstream out;
+  CommandLine ok;
+  CHECK_FALSE(ok.parse(
+      {"schedule", "--window", "0 8 * * * for 1h", "-o", "ics", "--exit-code", "--until", "2027-01-01T00:00:00Z"},
+      out));
+  CHECK(ok.flags().output == "ics");
+  CHECK(ok.flags().exit_code);
+  CHECK(ok.flags().until == "2027-01-01T00:00:00Z");
+  for (const char* command : {"status", "version", "close"}) {
+    CommandLine cli;
+    std::string problem;
+    CHECK(cli.parse({command, "-o", "ics"}, out, &problem) == kExitUsage);
+    CHECK(problem.find("ics not in {text,json}") != std::string::npos);
+  }
+}

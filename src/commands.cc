@@ -15,6 +15,7 @@
 #include "completion.h"
 #include "config.h"
 #include "fleet.h"
+#include "ics.h"
 #include "kinds.h"
 #include "log.h"
 #include "manifests.h"
@@ -52,10 +53,10 @@ WindowFacts window_facts(const std::string& id, const json& object, const Schedu
   if (!schedule) return facts;
   WindowState st = window_state(*schedule, now);
   facts.state = st.open ? "open" : "closed";
-  std::optional<Interval> opening = st.next;
-  std::optional<Interval> closing = st.open ? st.current : st.next;
-  if (opening && !opening->starts_earlier) facts.next_open = opening->start;
-  if (closing && !closing->ends_later) facts.next_close = closing->end;
+  // The edges sync records on the object (windowctl.io/next-open, -close), computed now.
+  const Edges edges = next_edges(st);
+  facts.next_open = edges.open;
+  facts.next_close = edges.close;
   return facts;
 }
 
@@ -211,12 +212,29 @@ int run_offline(const CommandLine& cli, const Build& build, SysTime at, const Ku
       }
       std::cout << completion_script(cli.app(), f.shell);
       return kExitOk;
-    case CommandId::kSchedule:
+    case CommandId::kSchedule: {
       if (std::string problem = cli.flags_problem(); !problem.empty()) throw ConfigError(problem);
-      std::cout << render_schedule(
-          parse_schedule({f.windows, f.denies, f.freezes, f.window_calendars, f.deny_calendars, {}}), at, f.count,
-          json_output ? OutputFormat::kJson : OutputFormat::kText);
-      return kExitOk;
+      const Schedule schedule =
+          parse_schedule({f.windows, f.denies, f.freezes, f.window_calendars, f.deny_calendars, {}});
+      SysTime until = SysTime::max();
+      int count = f.count;
+      if (cli.given("--until")) {
+        auto parsed = parse_rfc3339(f.until);
+        if (!parsed) throw ConfigError("invalid --until \"" + f.until + "\": it " + rfc3339_problem(f.until));
+        if (*parsed <= at) throw ConfigError("--until must be after --at (default now)");
+        until = *parsed;
+        // --until bounds the list; --count, when given too, still caps it.
+        if (!cli.given("--count")) count = 100000;
+      }
+      if (f.output == "ics") {
+        std::cout << render_ics(schedule, std::chrono::floor<std::chrono::seconds>(at),
+                                listed_windows(next_windows(schedule, at, count), until));
+      } else {
+        std::cout << render_schedule(schedule, at, count, json_output ? OutputFormat::kJson : OutputFormat::kText,
+                                     until);
+      }
+      return f.exit_code && !is_open(schedule, at) ? kExitClosed : kExitOk;
+    }
     case CommandId::kCheck: {
       const auto objects = parse_manifests(read_manifest_sources(f.files));
       std::vector<JobTargets> jobs;

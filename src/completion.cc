@@ -38,11 +38,11 @@ std::string join(const std::vector<std::string>& words, const char* sep = " ") {
 }
 
 // The values a flag completes to: those cli.cc restricts it to, the kinds, or a file name.
-std::string values_of(const std::string& long_name) {
+std::string values_of(const std::string& long_name, const std::string& command) {
   if (long_name == "--kind") return kind_values();
   if (long_name == "--kubeconfig" || long_name == "--filename") return "@file";
   if (long_name == "--context" || long_name == "--contexts") return "@context";
-  return join(fixed_values(long_name));
+  return join(fixed_values(long_name, command));
 }
 
 std::vector<Subcommand> model(const CLI::App& app) {
@@ -58,7 +58,7 @@ std::vector<Subcommand> model(const CLI::App& app) {
       if (f.names.empty()) continue;
       f.help = o->get_description();
       f.takes_value = takes_value(*o);
-      if (f.takes_value) f.values = values_of(f.names.back());
+      if (f.takes_value) f.values = values_of(f.names.back(), c.name);
       c.flags.push_back(std::move(f));
     }
     // A positional argument with fixed values: completion's SHELL, help's COMMAND.
@@ -101,27 +101,42 @@ std::string bash(const std::vector<Subcommand>& commands) {
        "  done\n"
        "  COMPREPLY=()\n"
        "  case \"$prev\" in\n";
-  // The value of a flag: its fixed values, a file, or nothing to offer.
-  std::vector<std::pair<std::string, std::string>> seen;
+  // The value of a flag: its fixed values, a file, or nothing to offer. A flag whose values differ
+  // by command (schedule's -o also takes ics) asks which command it is given to.
+  auto reply = [](const std::string& values) -> std::string {
+    if (values == "@file") return "COMPREPLY=($(compgen -f -- \"$cur\"))";
+    if (values == "@context") return "COMPREPLY=($(compgen -W \"$(_windowctl_contexts)\" -- \"$cur\"))";
+    if (values.empty()) return ":";
+    return "COMPREPLY=($(compgen -W \"" + values + "\" -- \"$cur\"))";
+  };
+  struct Values {
+    std::string name, common;
+    std::vector<std::pair<std::string, std::string>> special;  // command pattern, its values
+  };
+  std::vector<Values> seen;
   for (const auto& c : commands) {
     for (const auto& f : c.flags) {
       if (!f.takes_value) continue;
       for (const auto& n : f.names) {
-        if (std::none_of(seen.begin(), seen.end(), [&](const auto& p) { return p.first == n; }))
-          seen.emplace_back(n, f.values);
+        auto it = std::find_if(seen.begin(), seen.end(), [&](const Values& v) { return v.name == n; });
+        if (it == seen.end()) {
+          seen.push_back({n, f.values, {}});
+        } else if (it->common != f.values) {
+          std::vector<std::string> names = {c.name};
+          names.insert(names.end(), c.aliases.begin(), c.aliases.end());
+          it->special.emplace_back(join(names, "|"), f.values);
+        }
       }
     }
   }
-  for (const auto& [name, values] : seen) {
-    s += "    " + name + ") ";
-    if (values == "@file") {
-      s += "COMPREPLY=($(compgen -f -- \"$cur\")); return ;;\n";
-    } else if (values == "@context") {
-      s += "COMPREPLY=($(compgen -W \"$(_windowctl_contexts)\" -- \"$cur\")); return ;;\n";
-    } else if (!values.empty()) {
-      s += "COMPREPLY=($(compgen -W \"" + values + "\" -- \"$cur\")); return ;;\n";
+  for (const auto& v : seen) {
+    s += "    " + v.name + ") ";
+    if (!v.special.empty()) {
+      s += "case \"$cmd\" in";
+      for (const auto& [pattern, values] : v.special) s += " " + pattern + ") " + reply(values) + " ;;";
+      s += " *) " + reply(v.common) + " ;; esac; return ;;\n";
     } else {
-      s += "return ;;\n";
+      s += (v.common.empty() ? "" : reply(v.common) + "; ") + "return ;;\n";
     }
   }
   s += "  esac\n"

@@ -190,10 +190,20 @@ std::string describe_state(const json& object) {
   return text;
 }
 
-std::string render_schedule(const Schedule& schedule, SysTime at, int count, OutputFormat format) {
+std::vector<Interval> listed_windows(const std::vector<Interval>& next, SysTime until) {
+  std::vector<Interval> out;
+  for (const auto& w : next) {
+    if (w.start < until) out.push_back(w);
+  }
+  return out;
+}
+
+std::string render_schedule(const Schedule& schedule, SysTime at, int count, OutputFormat format, SysTime until) {
   const TimeZone& zone = schedule_zone(schedule);
   const bool open = is_open(schedule, at);
-  const auto windows = next_windows(schedule, at, count);
+  const auto next = next_windows(schedule, at, count);
+  // The state line says when it next opens or closes, whatever --until leaves of the list.
+  const auto windows = listed_windows(next, until);
   if (format == OutputFormat::kJson) {
     json list = json::array();
     for (const auto& w : windows) {
@@ -208,15 +218,14 @@ std::string render_schedule(const Schedule& schedule, SysTime at, int count, Out
     doc["windows"] = std::move(list);
     return doc.dump(2) + "\n";
   }
-  auto until = [&](SysTime t) { return human_until(std::chrono::floor<std::chrono::seconds>(t - at)); };
+  auto in = [&](SysTime t) { return human_until(std::chrono::floor<std::chrono::seconds>(t - at)); };
   std::string out;
-  if (open && !windows.empty() && windows.front().start <= at) {
-    const auto& w = windows.front();
-    out += "open: closes in " + until(w.end) + " (" + format_local(w.end, zone) + (w.ends_later ? ", or later" : "") +
-           ")\n";
-  } else if (!windows.empty()) {
+  if (open && !next.empty() && next.front().start <= at) {
+    const auto& w = next.front();
     out +=
-        "closed: opens in " + until(windows.front().start) + " (" + format_local(windows.front().start, zone) + ")\n";
+        "open: closes in " + in(w.end) + " (" + format_local(w.end, zone) + (w.ends_later ? ", or later" : "") + ")\n";
+  } else if (!next.empty()) {
+    out += "closed: opens in " + in(next.front().start) + " (" + format_local(next.front().start, zone) + ")\n";
   } else {
     out += "closed: no window opens within the next 5 years\n";
   }

@@ -113,9 +113,13 @@ std::string status_drift(const StatusRow& row);
 std::string held_text(const std::string& detail);
 // "running", "suspended by windowctl since T (reason)", "suspended by someone else (flux)"
 std::string describe_state(const nlohmann::json& object);
-// `windowctl schedule`: open now or not, and the next windows. JSON: {"command": "schedule",
-// "open": bool, "zone": the first window's, "windows": [{"start", "end"}]} in UTC.
-std::string render_schedule(const Schedule& schedule, SysTime at, int count, OutputFormat format);
+// `windowctl schedule`: open now or not, and the next windows (those starting before `until`).
+// JSON: {"command": "schedule", "open": bool, "zone": the first window's, "windows": [{"start",
+// "end"}]} in UTC.
+std::string render_schedule(const Schedule& schedule, SysTime at, int count, OutputFormat format,
+                            SysTime until = SysTime::max());
+// What schedule lists: next_windows(schedule, at, count) that start before `until`.
+std::vector<Interval> listed_windows(const std::vector<Interval>& next, SysTime until);
 
 std::string render_status(const std::vector<StatusRow>& rows, OutputFormat format);
 // A row as -o json lists it: $defs/target with the state keys filled.

@@ -55,7 +55,8 @@ void add_note(std::string& note, const std::string& text) { note += (note.empty(
 
 // windowctl's marks on a suspension it owns (close, adopt): who, when, why or no stale why, and
 // the Flux reason it leaves, so that a later `flux suspend --reason` shows. The Flux Operator's
-// suspendedBy would name someone else as the suspender: it goes.
+// suspendedBy names windowctl, so its web UI says who suspended it (and a user's name there
+// later is someone else suspending it again: the held rule).
 void mark(const json& obj, const PlanInput& in, const std::string& flux_reason, json& annotations,
           const std::string& at) {
   annotations[kSuspendedByAnnotation] = kSuspendedByValue;
@@ -66,7 +67,14 @@ void mark(const json& obj, const PlanInput& in, const std::string& flux_reason, 
     annotations[kReasonAnnotation] = nullptr;
   }
   annotations[kFluxReasonRecordAnnotation] = flux_reason;
-  if (has_annotation(obj, kOperatorSuspendedByAnnotation)) annotations[kOperatorSuspendedByAnnotation] = nullptr;
+  annotations[kOperatorSuspendedByAnnotation] = kSuspendedByValue;
+}
+
+// Sets `key` to `value` ("" removes it) when the object says otherwise; true when it did.
+bool keep(const json& obj, const char* key, const std::string& value, json& annotations) {
+  if (value.empty() ? !has_annotation(obj, key) : string_at(obj, "annotations", key) == value) return false;
+  annotations[key] = value.empty() ? json(nullptr) : json(value);
+  return true;
 }
 
 // The fieldsV1 trie has a key for the field, whatever is below it ("." or children).
@@ -259,14 +267,25 @@ Decision decide(const json& obj, const PlanInput& in) {
         d.outcome = Outcome::kClosed;
         spec["suspend"] = true;
         // Flux's place for it too, so `kubectl describe` and Flux tooling show why.
-        const std::string flux_reason = in.reason.empty() ? kDefaultFluxReason : in.reason;
+        const std::string flux_reason = !in.reason.empty()          ? in.reason
+                                        : !in.window_reason.empty() ? in.window_reason
+                                                                    : kDefaultFluxReason;
         annotations[kFluxReasonAnnotation] = flux_reason;
         mark(obj, in, flux_reason, annotations, in.now);
         d.event_reason = "WindowClosed";
         d.event_message = with_reason("Suspended by windowctl: window closed" + cause, in.reason);
       } else {
-        // Already suspended (by us or anyone): its marks stay exactly as they are.
+        // Already suspended (by us or anyone): its marks stay exactly as they are, but for the
+        // reason windowctl itself gave Flux when the window's has changed (a freeze moved the next
+        // open). Written with its record, so the held rule still sees windowctl's own text; never
+        // over a --reason an operator gave.
         d.outcome = Outcome::kAlreadyClosed;
+        if (s.marked && in.reason.empty() && s.reason.empty() && !in.window_reason.empty() &&
+            s.flux_reason_record == s.flux_reason && s.flux_reason != in.window_reason) {
+          annotations[kFluxReasonAnnotation] = in.window_reason;
+          annotations[kFluxReasonRecordAnnotation] = in.window_reason;
+          add_note(d.note, "reason updated");
+        }
       }
       break;
     case Action::kOpen:
@@ -334,6 +353,17 @@ Decision decide(const json& obj, const PlanInput& in) {
       break;
   }
   if (!in.override_note.empty()) add_note(d.note, in.override_note);
+  // The schedule's next edges, on objects windowctl governs: not on someone else's suspension
+  // (a held open returned above), which windowctl leaves exactly as it is.
+  if (in.edges && (in.action == Action::kOpen || (in.action == Action::kClose && (!s.suspended || s.marked)))) {
+    bool changed = keep(obj, kNextOpenAnnotation, in.next_open, annotations);
+    changed = keep(obj, kNextCloseAnnotation, in.next_close, annotations) || changed;
+    // They move at every open and close; said only when they are all that changed.
+    const bool settled = d.outcome == Outcome::kAlreadyOpen || d.outcome == Outcome::kAlreadyClosed;
+    if (changed && settled)
+      add_note(d.note, "next open " + (in.next_open.empty() ? "-" : in.next_open) + ", next close " +
+                           (in.next_close.empty() ? "-" : in.next_close));
+  }
 
   if (in.action == Action::kOpen || in.action == Action::kClose) {
     const std::string state = in.action == Action::kOpen ? "open" : "closed";

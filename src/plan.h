@@ -24,7 +24,14 @@ inline constexpr const char* kDefaultFluxReason = "suspended by windowctl: recon
 // again over windowctl's suspension (`flux suspend --reason INC-999` during an incident).
 inline constexpr const char* kFluxReasonRecordAnnotation = "windowctl.io/flux-reason";
 // The Flux Operator's web UI writes who suspended an object there, and removes it on resume.
+// close (and adopt) write kSuspendedByValue there, open removes it: the held rule below reads any
+// other value as someone else's suspension.
 inline constexpr const char* kOperatorSuspendedByAnnotation = "fluxcd.controlplane.io/suspendedBy";
+// When the schedule governing the object next opens and closes (RFC 3339, UTC; absent: beyond
+// the search), for tools that show annotations (kubectl, the Flux Operator UI). Written by open,
+// close and sync when a schedule governs the object, and only when they change.
+inline constexpr const char* kNextOpenAnnotation = "windowctl.io/next-open";
+inline constexpr const char* kNextCloseAnnotation = "windowctl.io/next-close";
 // windowctl's PATCHes carry ?fieldManager=windowctl: its entry in metadata.managedFields.
 inline constexpr const char* kFieldManager = "windowctl";
 // A reason someone else gave is quoted in output and Events up to this many bytes.
@@ -65,6 +72,14 @@ struct PlanInput {
   std::string override_by;     // kSet: who asked for it
   std::string cause;           // Event message prefix, e.g. "window open per schedule"
   std::string override_note;   // --scheduled: the active override that decided, for the output
+  // A schedule governs the object: keep kNextOpenAnnotation and kNextCloseAnnotation at these
+  // values ("" removes it), on objects that are not someone else's suspension.
+  bool edges = false;
+  std::string next_open, next_close;
+  // The schedule is closed and decided this close (no override did): Flux's reason when no
+  // --reason is given (closed_flux_reason), instead of kDefaultFluxReason. On windowctl's own
+  // suspension without a --reason it replaces an outdated one, record included.
+  std::string window_reason;
 };
 
 // A metadata.managedFields entry (not of a subresource) that owns spec.suspend or Flux's reason

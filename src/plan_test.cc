@@ -52,7 +52,8 @@ TEST_CASE("close suspends a running object and marks it") {
   REQUIRE(d.patch);
   CHECK(*d.patch == json::parse(R"({"metadata":{"resourceVersion":"42","annotations":{
       "windowctl.io/suspended-by":"windowctl","windowctl.io/suspended-at":"2026-11-22T08:00:00Z","windowctl.io/reason":"maintenance",
-      "suspend.toolkit.fluxcd.io/reason":"maintenance","windowctl.io/flux-reason":"maintenance"}},
+      "suspend.toolkit.fluxcd.io/reason":"maintenance","windowctl.io/flux-reason":"maintenance",
+      "fluxcd.controlplane.io/suspendedBy":"windowctl"}},
       "spec":{"suspend":true}})"));
   CHECK(d.event_reason == "WindowClosed");
   CHECK(d.event_type == "Normal");
@@ -358,7 +359,8 @@ TEST_CASE("adopt marks someone else's suspension exactly as close would have") {
   REQUIRE(d.patch);
   CHECK(*d.patch == json::parse(R"({"metadata":{"resourceVersion":"42","annotations":{
       "windowctl.io/suspended-by":"windowctl","windowctl.io/suspended-at":"2026-11-22T08:00:00Z",
-      "windowctl.io/reason":"migrated from flux-cli jobs","windowctl.io/flux-reason":""}}})"));
+      "windowctl.io/reason":"migrated from flux-cli jobs","windowctl.io/flux-reason":"",
+      "fluxcd.controlplane.io/suspendedBy":"windowctl"}}})"));
   CHECK(d.event_reason == "WindowAdopted");
   CHECK(d.event_type == "Normal");
   CHECK(describe(d, false) == "adopted");
@@ -779,12 +781,13 @@ TEST_CASE("held rule, every combination: marked is the mark minus rules 1-3") {
   CHECK(read_state(merged(ahead, *a.patch)).marked);
 }
 
-TEST_CASE("close records the Flux reason it writes and drops a stale Flux Operator suspender; open clears both") {
+TEST_CASE(
+    "close records the Flux reason it writes and names itself over a stale Flux Operator suspender; open clears both") {
   auto d = decide(object(nullptr, {{kOperatorSuspendedByAnnotation, "alice"}}), input(Action::kClose));
   REQUIRE(d.patch);
   const json& ann = d.patch->at("/metadata/annotations"_json_pointer);
   CHECK(ann.at(kFluxReasonRecordAnnotation) == kDefaultFluxReason);
-  CHECK(ann.at(kOperatorSuspendedByAnnotation).is_null());
+  CHECK(ann.at(kOperatorSuspendedByAnnotation) == kSuspendedByValue);
   CHECK(read_state(merged(object(nullptr, {{kOperatorSuspendedByAnnotation, "alice"}}), *d.patch)).marked);
   auto stale = decide(object(nullptr, {{kOperatorSuspendedByAnnotation, "alice"}}), input(Action::kOpen));
   REQUIRE(stale.patch);
@@ -805,10 +808,11 @@ TEST_CASE("someone else's suspension names them when the object does") {
   json anonymous = object(true, {{kOperatorSuspendedByAnnotation, ""}});
   CHECK(describe(decide(anonymous, input(Action::kOpen)), false) ==
         "held: suspended by someone else (someone via Flux Operator)");
-  // adopt removes the Flux Operator's suspender: the suspension is windowctl's now.
+  // adopt names windowctl as the Flux Operator's suspender: the suspension is windowctl's now.
   auto a = decide(ui, input(Action::kAdopt));
   REQUIRE(a.patch);
-  CHECK(a.patch->at("/metadata/annotations"_json_pointer).at(kOperatorSuspendedByAnnotation).is_null());
+  CHECK(a.patch->at("/metadata/annotations"_json_pointer).at(kOperatorSuspendedByAnnotation) == kSuspendedByValue);
+  CHECK(read_state(merged(ui, *a.patch)).marked);
 }
 
 TEST_CASE("override_expired and desired_action: what status compares the object with") {
@@ -839,4 +843,177 @@ TEST_CASE("quote_reason: a shorter cut for the status table") {
   CHECK(quote_reason("INC-999 do not resume", 10) == "\"INC-999...\"");
   CHECK(quote_reason("short", 10) == "\"short\"");
   CHECK(quote_reason("abcdef", 1) == "\"a...\"");  // at least 4
+}
+
+namespace {
+
+PlanInput governed(Action a, std::string next_open, std::string next_close, std::string window_reason = "",
+                   std::string reason = "") {
+  PlanInput in = input(a, false, false, std::move(reason));
+  in.edges = true;
+  in.next_open = std::move(next_open);
+  in.next_close = std::move(next_close);
+  in.window_reason = std::move(window_reason);
+  return in;
+}
+
+const char* const kWhy = "windowctl: window closed until 2026-11-30 08:00 Europe/Zurich (Christmas freeze)";
+
+}  // namespace
+
+TEST_CASE("close while the window is closed: Flux's reason as a person says it, recorded for the held rule") {
+  auto d = decide(object(nullptr), governed(Action::kClose, "2026-11-30T07:00:00Z", "2026-11-30T11:00:00Z", kWhy));
+  REQUIRE(d.patch);
+  const json& ann = d.patch->at("/metadata/annotations"_json_pointer);
+  CHECK(ann.at(kFluxReasonAnnotation) == kWhy);
+  CHECK(ann.at(kFluxReasonRecordAnnotation) == kWhy);
+  CHECK(ann.at(kOperatorSuspendedByAnnotation) == kSuspendedByValue);
+  CHECK(ann.at(kNextOpenAnnotation) == "2026-11-30T07:00:00Z");
+  CHECK(ann.at(kNextCloseAnnotation) == "2026-11-30T11:00:00Z");
+  CHECK(describe(d, false) == "closed");  // the edges move with every open and close: no note
+  json after = merged(object(nullptr), *d.patch);
+  ObjectState s = read_state(after);
+  CHECK(s.marked);
+  CHECK_FALSE(s.holder.after_windowctl);
+  // A second tick with the same window writes nothing.
+  CHECK_FALSE(decide(after, governed(Action::kClose, "2026-11-30T07:00:00Z", "2026-11-30T11:00:00Z", kWhy)).patch);
+  // An explicit --reason wins, as today.
+  d = decide(object(nullptr), governed(Action::kClose, "2026-11-30T07:00:00Z", "", kWhy, "INC-7"));
+  REQUIRE(d.patch);
+  CHECK(d.patch->at("/metadata/annotations"_json_pointer).at(kFluxReasonAnnotation) == "INC-7");
+  CHECK(d.patch->at("/metadata/annotations"_json_pointer).at(kFluxReasonRecordAnnotation) == "INC-7");
+}
+
+TEST_CASE("sync keeping windowctl's suspension closed updates an outdated window reason, never anyone else's") {
+  json closed = kMarks;
+  closed.erase(kReasonAnnotation);
+  closed[kFluxReasonAnnotation] = kDefaultFluxReason;  // closed before this release
+  closed[kFluxReasonRecordAnnotation] = kDefaultFluxReason;
+  auto d = decide(object(true, closed), governed(Action::kClose, "2026-12-01T07:00:00Z", "", kWhy));
+  CHECK(d.outcome == Outcome::kAlreadyClosed);
+  REQUIRE(d.patch);
+  const json& ann = d.patch->at("/metadata/annotations"_json_pointer);
+  CHECK(ann.at(kFluxReasonAnnotation) == kWhy);
+  CHECK(ann.at(kFluxReasonRecordAnnotation) == kWhy);
+  CHECK_FALSE(ann.contains(kSuspendedAtAnnotation));  // the suspension is the same one
+  CHECK(describe(d, false) == "already closed, reason updated, next open 2026-12-01T07:00:00Z, next close -");
+  CHECK(d.event_reason == "WindowUpdated");
+  json after = merged(object(true, closed), *d.patch);
+  CHECK(read_state(after).marked);
+  CHECK_FALSE(decide(after, governed(Action::kClose, "2026-12-01T07:00:00Z", "", kWhy)).patch);
+  // Not over an operator's --reason (then or now), nor over a reason someone else wrote since.
+  json with_reason = closed;
+  with_reason[kReasonAnnotation] = "weekly";
+  with_reason[kFluxReasonAnnotation] = "weekly";
+  with_reason[kFluxReasonRecordAnnotation] = "weekly";
+  CHECK_FALSE(decide(object(true, with_reason), governed(Action::kClose, "", "", kWhy)).patch);
+  CHECK_FALSE(decide(object(true, closed), governed(Action::kClose, "", "", kWhy, "INC-7")).patch);
+  json theirs = closed;
+  theirs[kFluxReasonAnnotation] = "INC-999";
+  auto held = decide(object(true, theirs), governed(Action::kClose, "2026-12-01T07:00:00Z", "", kWhy));
+  CHECK_FALSE(held.patch);  // someone else's suspension: not even the edges
+  // Marks from before the record: the reason is left alone, the edges are written.
+  json old = closed;
+  old.erase(kFluxReasonRecordAnnotation);
+  d = decide(object(true, old), governed(Action::kClose, "2026-12-01T07:00:00Z", "", kWhy));
+  REQUIRE(d.patch);
+  CHECK_FALSE(d.patch->at("/metadata/annotations"_json_pointer).contains(kFluxReasonAnnotation));
+}
+
+TEST_CASE(
+    "next-open and next-close: written when they change, removed when beyond the search, only on objects windowctl "
+    "governs") {
+  json running = object(nullptr, {{kNextOpenAnnotation, "2026-11-30T07:00:00Z"}, {kNextCloseAnnotation, "x"}});
+  auto d = decide(running, governed(Action::kOpen, "2026-11-30T07:00:00Z", ""));
+  CHECK(d.outcome == Outcome::kAlreadyOpen);
+  REQUIRE(d.patch);
+  CHECK(d.patch->at("/metadata/annotations"_json_pointer) == json{{kNextCloseAnnotation, nullptr}});
+  CHECK(describe(d, false) == "already open, next open 2026-11-30T07:00:00Z, next close -");
+  CHECK_FALSE(decide(merged(running, *d.patch), governed(Action::kOpen, "2026-11-30T07:00:00Z", "")).patch);
+  // Without a governing schedule nothing touches them.
+  CHECK_FALSE(decide(running, input(Action::kOpen)).patch);
+  // A held open touches nothing; a forced one resumes and writes them.
+  json theirs = object(true, {{kOperatorSuspendedByAnnotation, "alice"}});
+  d = decide(theirs, governed(Action::kOpen, "a", "b"));
+  CHECK(d.outcome == Outcome::kHeld);
+  CHECK_FALSE(d.patch);
+  CHECK(describe(d, false) == "held: suspended by someone else (alice via Flux Operator)");
+  PlanInput forced = governed(Action::kOpen, "a", "b");
+  forced.force = true;
+  d = decide(theirs, forced);
+  REQUIRE(d.patch);
+  CHECK(d.patch->at("/metadata/annotations"_json_pointer).at(kNextOpenAnnotation) == "a");
+  CHECK(d.patch->at("/metadata/annotations"_json_pointer).at(kOperatorSuspendedByAnnotation).is_null());
+  // open removes windowctl's suspendedBy with its marks; the edges stay.
+  json mine = kMarks;
+  mine[kOperatorSuspendedByAnnotation] = kSuspendedByValue;
+  mine[kNextOpenAnnotation] = "a";
+  d = decide(object(true, mine), governed(Action::kOpen, "a", "b"));
+  REQUIRE(d.patch);
+  json after = merged(object(true, mine), *d.patch);
+  CHECK_FALSE(after["metadata"]["annotations"].contains(kOperatorSuspendedByAnnotation));
+  CHECK(after["metadata"]["annotations"][kNextOpenAnnotation] == "a");
+  CHECK(after["metadata"]["annotations"][kNextCloseAnnotation] == "b");
+}
+
+TEST_CASE("suspendedBy: windowctl writes its own name, which the held rule reads as windowctl's; a user's is held") {
+  auto d = decide(object(nullptr), input(Action::kClose));
+  REQUIRE(d.patch);
+  json closed = merged(object(nullptr), *d.patch);
+  CHECK(closed["metadata"]["annotations"][kOperatorSuspendedByAnnotation] == "windowctl");
+  CHECK(read_state(closed).marked);
+  CHECK(decide(closed, input(Action::kOpen)).outcome == Outcome::kOpened);
+  // The Flux Operator's web UI suspends it again, as alice: held, and the line names her.
+  json ui = closed;
+  ui["metadata"]["annotations"][kOperatorSuspendedByAnnotation] = "alice@example.com";
+  d = decide(ui, input(Action::kOpen));
+  CHECK(d.outcome == Outcome::kHeld);
+  CHECK(describe(d, false) ==
+        "held: suspended by someone else (alice@example.com suspended it in the Flux Operator after windowctl did), "
+        "reason \"suspended by windowctl: reconciliation window closed\"");
+}
+
+TEST_CASE("every state with a governing schedule: converged after one decision, held objects untouched") {
+  std::vector<json> suspends = {nullptr, true};
+  json reason_changed = kMarks, operator_suspended = kMarks, window_marks = kMarks;
+  reason_changed[kFluxReasonRecordAnnotation] = "weekly";
+  reason_changed[kFluxReasonAnnotation] = "INC-999";
+  operator_suspended[kOperatorSuspendedByAnnotation] = "alice";
+  window_marks.erase(kReasonAnnotation);
+  window_marks[kFluxReasonAnnotation] = "windowctl: window closed until earlier";
+  window_marks[kFluxReasonRecordAnnotation] = "windowctl: window closed until earlier";
+  window_marks[kNextOpenAnnotation] = "2026-11-23T07:00:00Z";
+  std::vector<json> annotation_sets = {json::object(), kMarks,
+                                       reason_changed, operator_suspended,
+                                       window_marks,   {{kNextOpenAnnotation, "old"}, {kNextCloseAnnotation, "old"}}};
+  int cases = 0;
+  for (const auto& suspend : suspends)
+    for (const auto& ann : annotation_sets)
+      for (Action action : {Action::kOpen, Action::kClose})
+        for (const char* open : {"", "2026-11-30T07:00:00Z"})
+          for (const char* close : {"", "2026-11-30T11:00:00Z"})
+            for (const char* why : {"", kWhy}) {
+              ++cases;
+              json obj = object(suspend, ann);
+              PlanInput in = governed(action, open, close, action == Action::kClose ? why : "");
+              auto d = decide(obj, in);
+              CAPTURE(obj.dump());
+              CAPTURE(static_cast<int>(action));
+              ObjectState before = read_state(obj);
+              json after = d.patch ? merged(obj, *d.patch) : obj;
+              ObjectState s = read_state(after);
+              CHECK_FALSE(decide(after, in).patch);
+              const bool theirs = before.suspended && !before.marked;
+              if (theirs) {
+                CHECK(after == obj);
+                continue;
+              }
+              CHECK(s.suspended == (action == Action::kClose));
+              if (action == Action::kClose) CHECK(s.marked);  // whatever windowctl wrote, it is still its own
+              const json& a = after["metadata"].value("annotations", json::object());
+              CHECK(a.value(kNextOpenAnnotation, std::string()) == open);
+              CHECK(a.value(kNextCloseAnnotation, std::string()) == close);
+              if (action == Action::kClose && *why && s.reason.empty()) CHECK(s.flux_reason == why);
+            }
+  CHECK(cases == 2 * 6 * 2 * 2 * 2 * 2);
 }

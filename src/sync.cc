@@ -1,6 +1,7 @@
 #include "sync.h"
 
 #include "errors.h"
+#include "text.h"
 
 namespace windowctl {
 
@@ -94,6 +95,33 @@ WindowState window_state(const Schedule& schedule, SysTime now) {
     }
   }
   return st;
+}
+
+Edges next_edges(const WindowState& st) {
+  Edges e;
+  const std::optional<Interval>& closing = st.open ? st.current : st.next;
+  if (st.next && !st.next->starts_earlier) e.open = st.next->start;
+  if (closing && !closing->ends_later) e.close = closing->end;
+  return e;
+}
+
+std::string closed_flux_reason(const Schedule& schedule, SysTime now, const WindowState& st) {
+  if (st.open) return {};
+  std::string text = "windowctl: window closed";
+  if (auto open = next_edges(st).open) {
+    const TimeZone utc;
+    const TimeZone& zone = st.zone ? *st.zone : utc;
+    // 2026-11-30T08:00:00+01:00 as people write it: 2026-11-30 08:00 (seconds only when not 0).
+    std::string local = format_local(*open, zone);
+    local = local.substr(0, local.compare(17, 2, "00") == 0 ? 16 : 19);
+    local[10] = ' ';
+    text += " until " + local + " " + zone.name();
+  } else {
+    text += ", no window opens within 5 years";
+  }
+  // One line: the name may come from a file (a calendar's SUMMARY) and lands in an annotation.
+  const std::string why = printable(closed_reason(schedule, now), 512);
+  return why.empty() ? text : text + " (" + why + ")";
 }
 
 }  // namespace windowctl

@@ -48,4 +48,19 @@ struct WindowState {
 
 WindowState window_state(const Schedule& schedule, SysTime now);
 
+// When the schedule next changes, as `status` shows it (NEXT OPEN, NEXT CLOSE) and open, close
+// and sync record it on the object (windowctl.io/next-open, -close): the next interval's start,
+// and the end of the one open now (else of the next). nullopt for an edge the search does not
+// reach (an interval cut at its horizon or look-back bound ends or starts there, not really).
+struct Edges {
+  std::optional<SysTime> open, close;
+};
+Edges next_edges(const WindowState& state);
+
+// Flux's suspend reason while the schedule is closed at `now`, as a person would say it:
+// "windowctl: window closed until 2026-11-30 08:00 Europe/Zurich (Christmas freeze)", the time
+// in the first allow window's zone, the parentheses what closes it (closed_reason; none when
+// only no allow window is open). "" when the schedule is open at `now`.
+std::string closed_flux_reason(const Schedule& schedule, SysTime now, const WindowState& state);
+
 }  // namespace windowctl

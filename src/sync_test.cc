@@ -64,3 +64,44 @@ TEST_CASE("window state: current and next interval") {
   CHECK(rfc3339(closed.next->start) == "2026-11-30T07:00:00Z");
   CHECK(closed.zone->name() == "Europe/Zurich");
 }
+
+TEST_CASE("next edges: what status shows and sync records") {
+  Schedule s = parse_schedule({{"0 8 * * MON for 81h in Europe/Zurich"}, {}, {}});
+  Edges open = next_edges(window_state(s, at("2026-11-24T12:00:00Z")));
+  REQUIRE(open.open);
+  REQUIRE(open.close);
+  CHECK(rfc3339(*open.open) == "2026-11-30T07:00:00Z");
+  CHECK(rfc3339(*open.close) == "2026-11-26T16:00:00Z");
+  Edges closed = next_edges(window_state(s, at("2026-11-27T12:00:00Z")));
+  CHECK(rfc3339(*closed.open) == "2026-11-30T07:00:00Z");
+  CHECK(rfc3339(*closed.close) == "2026-12-03T16:00:00Z");
+  // Always open: no edge within the search, none said.
+  Schedule always = parse_schedule({{"* * * * * for 1m"}, {}, {}});
+  Edges none = next_edges(window_state(always, at("2026-11-27T12:00:00Z")));
+  CHECK_FALSE(none.open);
+  CHECK_FALSE(none.close);
+  // Never open again within 5 years.
+  Schedule rare = parse_schedule({{"0 0 29 2 * for 24h"}, {}, {}});
+  CHECK_FALSE(next_edges(window_state(rare, at("2096-03-01T00:00:00Z"))).open);
+}
+
+TEST_CASE("closed_flux_reason: until the next open in the window's zone, and what closes it") {
+  Schedule s = parse_schedule({{"0 8 * * MON-FRI for 9h in Europe/Zurich"},
+                               {"0 8 * * WED for 2h in Europe/Zurich"},
+                               {"2026-12-24T00:00:00Z/2026-12-28T07:00:30Z"}});
+  auto reason = [&](const char* t) { return closed_flux_reason(s, at(t), window_state(s, at(t))); };
+  CHECK(reason("2026-11-24T12:00:00Z") == "");  // open
+  CHECK(reason("2026-11-24T20:00:00Z") == "windowctl: window closed until 2026-11-25 10:00 Europe/Zurich");
+  CHECK(reason("2026-11-25T07:30:00Z") ==
+        "windowctl: window closed until 2026-11-25 10:00 Europe/Zurich (0 8 * * WED for 2h in Europe/Zurich)");
+  // A freeze names itself, and its end to the second.
+  CHECK(reason("2026-12-24T12:00:00Z") ==
+        "windowctl: window closed until 2026-12-28 08:00:30 Europe/Zurich (freeze "
+        "2026-12-24T00:00:00Z/2026-12-28T07:00:30Z)");
+  Schedule utc = parse_schedule({{"0 8 * * * for 1h"}, {}, {}});
+  CHECK(closed_flux_reason(utc, at("2026-11-24T12:00:00Z"), window_state(utc, at("2026-11-24T12:00:00Z"))) ==
+        "windowctl: window closed until 2026-11-25 08:00 UTC");
+  Schedule rare = parse_schedule({{"0 0 29 2 * for 24h"}, {}, {}});
+  CHECK(closed_flux_reason(rare, at("2096-03-01T00:00:00Z"), window_state(rare, at("2096-03-01T00:00:00Z"))) ==
+        "windowctl: window closed, no window opens within 5 years");
+}

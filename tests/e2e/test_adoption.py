@@ -27,7 +27,9 @@ def test_adopt_marks_someone_elses_suspension_and_open_then_resumes_it(wctl, api
     (patch,) = wctl.patches()
     body = json.loads(patch["body"])
     assert "spec" not in body and set(body["metadata"]["annotations"]) == {
-        "windowctl.io/suspended-by", "windowctl.io/suspended-at", "windowctl.io/reason", "windowctl.io/flux-reason"}
+        "windowctl.io/suspended-by", "windowctl.io/suspended-at", "windowctl.io/reason", "windowctl.io/flux-reason",
+        "fluxcd.controlplane.io/suspendedBy"}
+    assert body["metadata"]["annotations"]["fluxcd.controlplane.io/suspendedBy"] == "windowctl"
     assert body["metadata"]["annotations"]["windowctl.io/flux-reason"] == "", "the Flux reason it found: none"
     assert patch["query"].get("fieldManager") in ("windowctl", ["windowctl"])
     (event,) = wctl.events("WindowAdopted")

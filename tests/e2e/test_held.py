@@ -80,9 +80,9 @@ def test_flux_operator_ui_suspend_after_windowctl_is_held(wctl, api):
     assert p.returncode == 0 and wctl.suspended("apps-rw")
     assert p.stdout == ("flux-system/apps-rw held: suspended by someone else (alice@example.com suspended it in the "
                         'Flux Operator after windowctl did), reason "weekly"\n')
-    # adopt hands it to windowctl and takes the UI's suspender off; --force is not needed after.
+    # adopt hands it to windowctl, which the UI then names; --force is not needed after.
     assert wctl.run("adopt", *TARGETS).stdout == "flux-system/apps-rw adopted\n"
-    assert "fluxcd.controlplane.io/suspendedBy" not in wctl.obj("apps-rw")["metadata"]["annotations"]
+    assert wctl.obj("apps-rw")["metadata"]["annotations"]["fluxcd.controlplane.io/suspendedBy"] == "windowctl"
     assert wctl.run("open", *TARGETS).stdout == "flux-system/apps-rw opened\n"
     assert "fluxcd.controlplane.io/suspendedBy" not in wctl.obj("apps-rw")["metadata"].get("annotations", {})
 

@@ -176,11 +176,21 @@ def test_status_of_mixed_kinds_and_of_a_namespace(wctl, api):
     (["--window", "0 8 * * MON to 0 17 * * THU", "--at", "2026-03-27T12:00:00Z"], False, 5),
     (["--window", "0 0 29 2 * for 24h", "--at", "2096-03-01T00:00:00Z"], False, 0),  # none within 5 years
     (["--window", ALWAYS, "--freeze", "2026-01-01T00:00:00Z/2026-12-31T00:00:00Z", "--at", "2026-06-01T00:00:00Z"], False, 1),
+    (["--window", "0 8 * * * for 1h", "--at", "2026-06-01T00:00:00Z", "--until", "2026-06-11T00:00:00Z"], False, 10),
 ])
 def test_schedule(wctl, api, args, open_now, count):
     doc = valid(wctl.run("schedule", *args, "-o", "json", mode="none"), "schedule")
     assert doc["open"] is open_now and len(doc["windows"]) == count
     assert doc["zone"] == ("Europe/Zurich" if "Zurich" in args[1] else "UTC")
+
+
+def test_schedule_exit_code(wctl, api):
+    """--exit-code changes the exit code only: the document is the same, open or closed."""
+    args = ("schedule", "--window", "0 8 * * * for 1h", "-o", "json", "--exit-code")
+    doc = valid(wctl.run(*args, "--at", "2026-06-01T00:00:00Z", mode="none"), "schedule", code=3)
+    assert doc["open"] is False
+    doc = valid(wctl.run(*args, "--at", "2026-06-01T08:30:00Z", mode="none"), "schedule", code=0)
+    assert doc["open"] is True
 
 
 def test_check_with_findings_and_clean(wctl, api):
