@@ -1,5 +1,6 @@
 #include "manifests.h"
 
+#include <sys/stat.h>
 #include <yaml-cpp/yaml.h>
 
 #include <algorithm>
@@ -7,18 +8,17 @@
 #include <charconv>
 #include <cstdio>
 #include <cstring>
-#include <filesystem>
 #include <fstream>
 #include <iostream>
 
 #include "errors.h"
 #include "json_read.h"
 #include "text.h"
+#include "util.h"
 
 namespace windowctl {
 
 using nlohmann::json;
-namespace fs = std::filesystem;
 
 namespace {
 
@@ -50,24 +50,22 @@ void read_file(const std::string& path, std::vector<ManifestSource>& out, std::s
   out.push_back(std::move(s));
 }
 
-bool is_yaml_name(const fs::path& p) {
-  auto ext = p.extension().string();
+bool is_yaml_name(std::string_view name) {
+  // As std::filesystem's extension(): a name that only begins with the dot has none.
+  const auto dot = name.rfind('.');
+  if (dot == std::string_view::npos || dot == 0) return false;
+  const auto ext = name.substr(dot);
   return ext == ".yaml" || ext == ".yml";
 }
 
 void read_dir(const std::string& dir, std::vector<ManifestSource>& out, std::size_t& total) {
   std::vector<std::string> files;
-  std::error_code ec;
-  fs::recursive_directory_iterator it(dir, ec), end;
-  for (; !ec && it != end; it.increment(ec)) {
-    const auto name = it->path().filename().string();
-    if (name.starts_with(".")) {  // .git and editor files
-      if (it->is_directory(ec)) it.disable_recursion_pending();
-      continue;
-    }
-    if (is_yaml_name(it->path()) && it->is_regular_file(ec)) files.push_back(it->path().string());
-  }
-  if (ec) throw ConfigError("cannot read directory " + dir + ": " + ec.message());
+  const int error = walk_dir(dir, [&](const DirEntry& e) {
+    if (e.name.starts_with(".")) return Walk::kSkip;  // .git and editor files
+    if (is_yaml_name(e.name) && e.file) files.push_back(e.path);
+    return Walk::kDescend;
+  });
+  if (error != 0) throw ConfigError("cannot read directory " + dir + ": " + std::strerror(error));
   std::sort(files.begin(), files.end());
   for (const auto& f : files) read_file(f, out, total);
 }
@@ -145,10 +143,9 @@ std::vector<ManifestSource> read_manifest_sources(const std::vector<std::string>
       out.push_back(std::move(s));
       continue;
     }
-    std::error_code ec;
-    auto st = fs::status(a, ec);
-    if (ec || !fs::exists(st)) throw ConfigError("cannot read " + a + ": no such file or directory");
-    if (fs::is_directory(st)) {
+    struct stat st {};
+    if (::stat(a.c_str(), &st) != 0) throw ConfigError("cannot read " + a + ": no such file or directory");
+    if (S_ISDIR(st.st_mode)) {
       read_dir(a, out, total);
     } else {
       read_file(a, out, total);

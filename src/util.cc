@@ -1,6 +1,11 @@
 #include "util.h"
 
+#include <dirent.h>
+#include <sys/stat.h>
+
 #include <algorithm>
+#include <cerrno>
+#include <memory>
 #include <numeric>
 
 namespace windowctl {
@@ -93,6 +98,44 @@ std::string did_you_mean(const std::vector<std::string>& names) {
   std::string out = "did you mean " + names[0];
   for (std::size_t i = 1; i < n; ++i) out += (i + 1 == n ? " or " : ", ") + names[i];
   return out + "?";
+}
+
+namespace {
+
+// kStop once `visit` said so; errno as for walk_dir otherwise.
+int walk_below(const std::string& dir, int depth, const std::function<Walk(const DirEntry&)>& visit, bool& stop) {
+  std::unique_ptr<DIR, int (*)(DIR*)> d(::opendir(dir.c_str()), ::closedir);
+  if (!d) return errno;
+  const std::string prefix = dir.ends_with('/') ? dir : dir + "/";
+  for (;;) {
+    errno = 0;
+    const dirent* e = ::readdir(d.get());
+    if (!e) return errno;
+    std::string_view name = e->d_name;
+    if (name == "." || name == "..") continue;
+    DirEntry entry{prefix + std::string(name), std::string(name), depth};
+    struct stat st {};
+    if (::lstat(entry.path.c_str(), &st) == 0) {
+      entry.dir = S_ISDIR(st.st_mode);
+      entry.file =
+          S_ISREG(st.st_mode) || (S_ISLNK(st.st_mode) && ::stat(entry.path.c_str(), &st) == 0 && S_ISREG(st.st_mode));
+    }
+    const Walk next = visit(entry);
+    if (next == Walk::kStop) {
+      stop = true;
+      return 0;
+    }
+    if (next == Walk::kDescend && entry.dir) {
+      if (int error = walk_below(entry.path, depth + 1, visit, stop); error != 0 || stop) return error;
+    }
+  }
+}
+
+}  // namespace
+
+int walk_dir(const std::string& dir, const std::function<Walk(const DirEntry&)>& visit) {
+  bool stop = false;
+  return walk_below(dir, 0, visit, stop);
 }
 
 }  // namespace windowctl

@@ -1,6 +1,12 @@
 #include "util.h"
 
 #include <doctest/doctest.h>
+#include <unistd.h>
+
+#include <algorithm>
+#include <cerrno>
+
+#include "test_util.h"
 
 namespace windowctl {
 
@@ -62,6 +68,29 @@ TEST_CASE("did you mean, in words") {
   CHECK(did_you_mean({"a", "b"}) == "did you mean a or b?");
   CHECK(did_you_mean({"a", "b", "c"}) == "did you mean a, b or c?");
   CHECK(did_you_mean({"a", "b", "c", "d"}) == "did you mean a, b or c?");
+}
+
+TEST_CASE("walk_dir: as recursive_directory_iterator, descending where asked, links to directories not followed") {
+  testing::TempDir dir;
+  dir.write("a.yaml", "");
+  dir.write("sub/b.yaml", "");
+  dir.write("sub/deep/c.yaml", "");
+  dir.write(".git/d.yaml", "");
+  REQUIRE(::symlink((dir.path() + "/a.yaml").c_str(), (dir.path() + "/link.yaml").c_str()) == 0);
+  REQUIRE(::symlink((dir.path() + "/sub").c_str(), (dir.path() + "/linkdir").c_str()) == 0);
+  std::vector<std::string> seen;
+  CHECK(walk_dir(dir.path() + "/", [&](const DirEntry& e) {
+          seen.push_back(std::to_string(e.depth) + " " + e.path.substr(dir.path().size() + 1) + (e.dir ? " dir" : "") +
+                         (e.file ? " file" : ""));
+          return e.name == ".git" || e.name == "deep" ? Walk::kSkip : Walk::kDescend;
+        }) == 0);
+  std::sort(seen.begin(), seen.end());
+  CHECK(seen == std::vector<std::string>{"0 .git dir", "0 a.yaml file", "0 link.yaml file", "0 linkdir", "0 sub dir",
+                                         "1 sub/b.yaml file", "1 sub/deep dir"});
+  int visits = 0;
+  CHECK(walk_dir(dir.path(), [&](const DirEntry&) { return ++visits == 2 ? Walk::kStop : Walk::kDescend; }) == 0);
+  CHECK(visits == 2);
+  CHECK(walk_dir(dir.path() + "/missing", [](const DirEntry&) { return Walk::kDescend; }) == ENOENT);
 }
 
 }  // namespace windowctl

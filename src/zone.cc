@@ -1,11 +1,12 @@
 #include "zone.h"
 
+#include <sys/stat.h>
+
 #include <algorithm>
 #include <array>
 #include <cctype>
 #include <cstdint>
 #include <cstdlib>
-#include <filesystem>
 #include <fstream>
 #include <iterator>
 #include <limits>
@@ -388,15 +389,13 @@ std::shared_ptr<const TimeZone::Data> utc_data() {
 // At most 4096 entries are looked at, so a ZONEINFO that is no tz database costs little.
 std::vector<std::string> zone_names(const std::string& dir) {
   std::vector<std::string> names;
-  std::error_code ec, file_ec;
-  std::filesystem::recursive_directory_iterator it(dir, ec), end;
-  for (int seen = 0; !ec && it != end && seen < 4096; it.increment(ec), ++seen) {
-    const std::string& path = it->path().native();
-    const char first = path[path.rfind('/') + 1];
-    const bool zone = first >= 'A' && first <= 'Z';
-    if (!zone || it.depth() >= 2) it.disable_recursion_pending();
-    if (zone && it->is_regular_file(file_ec)) names.push_back(path.substr(path.find_first_not_of('/', dir.size())));
-  }
+  int seen = 0;
+  walk_dir(dir, [&](const DirEntry& e) {
+    if (seen++ >= 4096) return Walk::kStop;
+    const bool zone = e.name[0] >= 'A' && e.name[0] <= 'Z';
+    if (zone && e.file) names.push_back(e.path.substr(e.path.find_first_not_of('/', dir.size())));
+    return zone && e.depth < 2 ? Walk::kDescend : Walk::kSkip;
+  });
   // Directory order is the file system's: sorted, the same name wins a tie everywhere.
   std::sort(names.begin(), names.end());
   return names;
@@ -428,9 +427,9 @@ TimeZone TimeZone::load(std::string_view name, const std::string& dir) {
   }
   if (name == "UTC" || name == "Etc/UTC") return TimeZone();
   std::string path = dir + "/" + std::string(name);
-  std::error_code ec;
+  struct stat st {};
   std::ifstream in;
-  if (std::filesystem::is_regular_file(path, ec)) in.open(path, std::ios::binary);
+  if (::stat(path.c_str(), &st) == 0 && S_ISREG(st.st_mode)) in.open(path, std::ios::binary);
   if (!in.is_open()) {
     std::string message = "unknown time zone \"" + std::string(name) + "\": no such file in " + dir;
     if (std::string hint = did_you_mean(nearest_names(name, zone_names(dir))); !hint.empty()) message += "; " + hint;
