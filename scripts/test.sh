@@ -83,7 +83,7 @@ pytest() {
 
 # The C++ sources as .clang-format has them (clang-format-14 -i FILE... mends them).
 format_check() {
-  find src tests/fuzz tests/cron -name '*.cc' -o -name '*.h' | sort | xargs clang-format-14 --dry-run --Werror
+  find src tests/fuzz tests/cron tests/calendar -name '*.cc' -o -name '*.h' | sort | xargs clang-format-14 --dry-run --Werror
 }
 
 echo "== phases (logs in $logs)"

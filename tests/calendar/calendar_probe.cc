@@ -32,8 +32,8 @@ int main() {
       if (field[3] != "-") zone = TimeZone::load(field[3]);
       Calendar c = load_calendar(field[0], zone);
       std::string out;
-      for (const auto& s : c.spans(std::chrono::floor<std::chrono::seconds>(*from),
-                                   std::chrono::floor<std::chrono::seconds>(*to))) {
+      for (const auto& s :
+           c.spans(std::chrono::floor<std::chrono::seconds>(*from), std::chrono::floor<std::chrono::seconds>(*to))) {
         if (!out.empty()) out += ' ';
         out += rfc3339(s.start) + "/" + rfc3339(s.end);
       }
