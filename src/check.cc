@@ -503,15 +503,29 @@ bool has_error(const std::vector<Finding>& findings) {
   return std::any_of(findings.begin(), findings.end(), [](const Finding& f) { return f.severity == "error"; });
 }
 
+json finding_json(const Finding& f) {
+  json e;
+  e["id"] = f.id;
+  e["severity"] = f.severity;
+  e["object"] = f.object;
+  e["message"] = f.message;
+  return e;
+}
+
+json job_json(const JobTargets& j) {
+  json e;
+  e["object"] = j.object;
+  e["command"] = j.command;
+  e["windowing"] = j.windowing;
+  e["targets"] = j.targets;
+  return e;
+}
+
 std::string render_findings(const std::vector<Finding>& findings, bool as_json, const std::vector<JobTargets>& jobs) {
   if (as_json) {
     json list = json::array(), job_list = json::array();
-    for (const auto& f : findings)
-      list.push_back({{"id", f.id}, {"severity", f.severity}, {"object", f.object}, {"message", f.message}});
-    for (const auto& j : jobs) {
-      job_list.push_back(
-          {{"object", j.object}, {"command", j.command}, {"windowing", j.windowing}, {"targets", j.targets}});
-    }
+    for (const auto& f : findings) list.push_back(finding_json(f));
+    for (const auto& j : jobs) job_list.push_back(job_json(j));
     return json{{"command", "check"}, {"findings", list}, {"jobs", job_list}}.dump(2) + "\n";
   }
   std::string out;

@@ -60,6 +60,9 @@ void sort_findings(std::vector<Finding>& findings);
 // Text: "error WC001 Kustomization/flux-system/apps: ..." one line each (nothing when clean);
 // JSON: {"command":"check","findings":[{"id","severity","object","message"}...],
 // "jobs":[{"object","command","windowing","targets"}...]}. The text has no jobs.
+// One finding, one window job, as -o json writes them (check's document and a fleet's alike).
+nlohmann::json finding_json(const Finding& finding);
+nlohmann::json job_json(const JobTargets& job);
 std::string render_findings(const std::vector<Finding>& findings, bool json, const std::vector<JobTargets>& jobs = {});
 
 }  // namespace windowctl

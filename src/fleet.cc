@@ -158,22 +158,8 @@ std::string render_fleet(const std::vector<ContextRun>& runs, std::string_view c
       c["error"] = r.error.empty() ? json(nullptr) : json(r.error);
       for (const auto& row : r.rows) list.emplace_back(status_json(row))["context"] = r.context;
       for (const auto& res : r.results) list.emplace_back(result_json(res))["context"] = r.context;
-      for (const auto& f : r.findings) {
-        json& e = list.emplace_back();
-        e["context"] = r.context;
-        e["id"] = f.id;
-        e["severity"] = f.severity;
-        e["object"] = f.object;
-        e["message"] = f.message;
-      }
-      for (const auto& j : r.jobs) {
-        json& e = jobs.emplace_back();
-        e["context"] = r.context;
-        e["object"] = j.object;
-        e["command"] = j.command;
-        e["windowing"] = j.windowing;
-        e["targets"] = j.targets;
-      }
+      for (const auto& f : r.findings) list.emplace_back(finding_json(f))["context"] = r.context;
+      for (const auto& j : r.jobs) jobs.emplace_back(job_json(j))["context"] = r.context;
     }
     doc["command"] = std::string(command);
     doc["contexts"] = std::move(contexts);

@@ -7,6 +7,7 @@ import ssl
 import subprocess
 import sys
 
+import jsonschema
 import pytest
 import yaml
 
@@ -167,3 +168,22 @@ def lines(text):
 
 def json_out(proc):
     return json.loads(proc.stdout)
+
+
+# The -o json contract (schema/result.schema.json), for the tests that validate documents.
+SCHEMA = json.loads((REPO / "schema" / "result.schema.json").read_text())
+VALIDATOR = jsonschema.Draft202012Validator(SCHEMA)
+TARGET_KEYS = set(SCHEMA["$defs"]["target"]["required"])
+
+
+def valid(proc, command, code=0, keys=TARGET_KEYS):
+    """The document on stdout, after checking it against the schema and the exit code; each
+    result has exactly `keys` (a fleet's also its context)."""
+    assert proc.returncode == code, (proc.returncode, proc.stderr)
+    doc = json.loads(proc.stdout)
+    errors = sorted(VALIDATOR.iter_errors(doc), key=lambda e: list(e.absolute_path))
+    assert not errors, "\n".join(f"{list(e.absolute_path)}: {e.message}" for e in errors[:5])
+    assert doc["command"] == command
+    for r in doc.get("results", []):
+        assert set(r) == keys, r  # one shape, every key present
+    return doc

@@ -1,22 +1,23 @@
 """A fleet: one windowctl run over many kubeconfig contexts (--contexts, --all-contexts). Three fake
 API servers, each with its own CA, and three kinds of user (token, client certificate, exec
 plugin), plus a context nobody answers and a slow one; the real binary over real TLS."""
-import json
 import os
 import socket
 import subprocess
 import threading
 import time
 
-import jsonschema
 import pytest
 import yaml
 
-from e2e_util import KS, REPO, SA_RULES, SA_USER, FakeApiServer, Windowctl, lines
+import e2e_util
+from e2e_util import KS, SA_RULES, SA_USER, TARGET_KEYS, FakeApiServer, Windowctl, lines
 
-SCHEMA = json.loads((REPO / "schema" / "result.schema.json").read_text())
-VALIDATOR = jsonschema.Draft202012Validator(SCHEMA)
-TARGET_KEYS = set(SCHEMA["$defs"]["target"]["required"]) | {"context"}
+FLEET_KEYS = TARGET_KEYS | {"context"}
+
+
+def valid(proc, command, code):
+    return e2e_util.valid(proc, command, code, keys=FLEET_KEYS)
 PROD = ["prod-cert", "prod-down", "prod-exec", "prod-token"]
 ALL = PROD + ["staging-slow"]
 
@@ -97,17 +98,6 @@ def fleet(tmp_path, fleet_pki):
     f = Fleet(tmp_path, fleet_pki)
     yield f
     f.close()
-
-
-def valid(proc, command, code):
-    assert proc.returncode == code, (proc.returncode, proc.stderr)
-    doc = json.loads(proc.stdout)
-    errors = sorted(VALIDATOR.iter_errors(doc), key=lambda e: list(e.absolute_path))
-    assert not errors, "\n".join(f"{list(e.absolute_path)}: {e.message}" for e in errors[:5])
-    assert doc["command"] == command
-    for r in doc.get("results", []):
-        assert set(r) == TARGET_KEYS, r
-    return doc
 
 
 def assert_isolated(fleet):

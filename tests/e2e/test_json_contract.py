@@ -3,31 +3,15 @@ validates against schema/result.schema.json (draft 2020-12), the file docs/cli.m
 Each run also checks the facts the schema cannot: the failed target is in the list with its
 error, ready is a boolean, times are UTC."""
 import copy
-import json
 
 import jsonschema
 import pytest
 
-from e2e_util import FLUX_CLI, KS, REPO, backdate_mark, json_out, patch_as
+from e2e_util import FLUX_CLI, KS, REPO, SCHEMA, VALIDATOR, backdate_mark, json_out, patch_as, valid
 
-SCHEMA = json.loads((REPO / "schema" / "result.schema.json").read_text())
-VALIDATOR = jsonschema.Draft202012Validator(SCHEMA)
-TARGET_KEYS = set(SCHEMA["$defs"]["target"]["required"])
 ALWAYS = "* * * * * for 1h"
 MIXED = ["--targets", "kustomization/apps-rw,helmrelease/podinfo,kustomization/missing"]
 CHECK_DATA = REPO / "tests" / "testdata" / "check"
-
-
-def valid(proc, command, code=0):
-    """The document on stdout, after checking it against the schema and the exit code."""
-    assert proc.returncode == code, (proc.returncode, proc.stderr)
-    doc = json.loads(proc.stdout)
-    errors = sorted(VALIDATOR.iter_errors(doc), key=lambda e: list(e.absolute_path))
-    assert not errors, "\n".join(f"{list(e.absolute_path)}: {e.message}" for e in errors[:5])
-    assert doc["command"] == command
-    for r in doc.get("results", []):
-        assert set(r) == TARGET_KEYS, r  # one shape, every key present
-    return doc
 
 
 def by_name(doc):
