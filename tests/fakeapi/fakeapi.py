@@ -19,11 +19,11 @@ if _HERE not in sys.path:
 
 from fakekube.server import (  # noqa: E402
     CRD_HELMRELEASE, CRD_KUSTOMIZATION_V1_ONLY, CRD_KUSTOMIZATION_V1_V1BETA2, FakeApiServer, crd_path,
-    CRD_DIR, CRD_BUCKET_V1BETA2, CRD_OTHER_KINDS, default_crds,
+    CRD_DIR, CRD_BUCKET_V1BETA2, CRD_OTHER_KINDS, CRD_ANNOTATION_PAUSED, default_crds,
 )
 
 __all__ = ["FakeApiServer", "crd_path", "default_crds", "CRD_DIR", "CRD_HELMRELEASE",
-           "CRD_KUSTOMIZATION_V1_ONLY", "CRD_KUSTOMIZATION_V1_V1BETA2", "CRD_OTHER_KINDS", "CRD_BUCKET_V1BETA2", "SA_USER", "SA_RULES", "main"]
+           "CRD_KUSTOMIZATION_V1_ONLY", "CRD_KUSTOMIZATION_V1_V1BETA2", "CRD_OTHER_KINDS", "CRD_ANNOTATION_PAUSED", "CRD_BUCKET_V1BETA2", "SA_USER", "SA_RULES", "main"]
 
 SA_USER = "system:serviceaccount:flux-system:windowctl"
 SA_RULES = [

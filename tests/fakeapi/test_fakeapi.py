@@ -20,7 +20,7 @@ from hermetic_env import clean_env
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
 
-from fakeapi import SA_RULES, SA_USER, FakeApiServer, crd_path, CRD_KUSTOMIZATION_V1_ONLY  # noqa: E402
+from fakeapi import SA_RULES, SA_USER, FakeApiServer, crd_path, CRD_ANNOTATION_PAUSED, CRD_KUSTOMIZATION_V1_ONLY  # noqa: E402
 from fakekube import schema, selection  # noqa: E402
 
 G = "kustomize.toolkit.fluxcd.io"
@@ -154,7 +154,12 @@ def test_discovery(admin):
     assert [v["version"] for v in notification["versions"]] == ["v1", "v1beta3"]
     img = {r["name"]: r for r in admin.get("/apis/image.toolkit.fluxcd.io/v1").json["resources"]}
     assert img["imageupdateautomations"]["shortNames"] == ["iua", "imgupd", "imgauto"]
-    assert admin.get("/apis/source.extensions.fluxcd.io").status == 404
+    # The kinds paused by an annotation, from the CRDs written for the tests.
+    operator = {r["name"]: r for r in admin.get("/apis/fluxcd.controlplane.io/v1").json["resources"]}
+    assert {n: r.get("shortNames", []) for n, r in operator.items() if "/" not in n} == {
+        "resourcesets": ["rset"], "resourcesetinputproviders": ["rsip"], "fluxinstances": []}
+    assert admin.get("/apis/source.extensions.fluxcd.io").json["preferredVersion"]["version"] == "v1beta1"
+    assert admin.get("/apis/notfluxcd.example.io").status == 404
     assert admin.get(f"/apis/{G}/v1beta1").status == 404
 
 
@@ -415,14 +420,20 @@ subjects: [{kind: Group, name: "system:serviceaccounts:jobs"}]
 
 
 def test_crd_fixtures_are_the_recorded_upstream_files():
-    """tests/testdata/crds holds unmodified upstream CRDs; SOURCES.md lists each with its sha256."""
+    """tests/testdata/crds holds unmodified upstream CRDs, SOURCES.md lists each with its sha256, and
+    the CRDs written for the tests (`- written  FILE`), which are no upstream file."""
     import hashlib
     import re
     crd_dir = os.path.dirname(crd_path("x"))
-    recorded = dict((name, digest) for digest, name in re.findall(
-        r"^- ([0-9a-f]{64})  (\S+)$", open(os.path.join(crd_dir, "SOURCES.md")).read(), re.M))
-    files = sorted(f for f in os.listdir(crd_dir) if f.endswith(".yaml"))
+    sources = open(os.path.join(crd_dir, "SOURCES.md")).read()
+    recorded = dict((name, digest) for digest, name in re.findall(r"^- ([0-9a-f]{64})  (\S+)$", sources, re.M))
+    written = re.findall(r"^- written  (\S+)$", sources, re.M)
+    assert sorted(written) == sorted(CRD_ANNOTATION_PAUSED)
+    files = sorted(f for f in os.listdir(crd_dir) if f.endswith(".yaml") and f not in written)
     assert files and sorted(recorded) == files, "every fixture is listed in SOURCES.md, and only those"
+    for f in written:
+        with open(os.path.join(crd_dir, f)) as fh:
+            assert fh.read().startswith("# Written for windowctl's tests, not an upstream file")
     for f in files:
         with open(os.path.join(crd_dir, f), "rb") as fh:
             assert hashlib.sha256(fh.read()).hexdigest() == recorded[f], f"{f} differs from its upstream copy"
@@ -1310,3 +1321,38 @@ def test_parent_apply_records_kustomize_controller_owning_spec_suspend(srv):
     managed = srv.get("kustomizations", "flux-system", "apps-rw")["metadata"]["managedFields"]
     owners = [e for e in managed if e["manager"] == "kustomize-controller" and "f:suspend" in e["fieldsV1"].get("f:spec", {})]
     assert owners and owners[0]["operation"] == "Apply"
+
+
+ANNOTATION_PAUSED = [  # kind, path of the collection, pause annotation, status field with the revision
+    ("ResourceSet", "/apis/fluxcd.controlplane.io/v1/namespaces/flux-system/resourcesets",
+     "fluxcd.controlplane.io/reconcile", "lastAppliedRevision"),
+    ("ResourceSetInputProvider", "/apis/fluxcd.controlplane.io/v1/namespaces/flux-system/resourcesetinputproviders",
+     "fluxcd.controlplane.io/reconcile", "lastExportedRevision"),
+    ("FluxInstance", "/apis/fluxcd.controlplane.io/v1/namespaces/flux-system/fluxinstances",
+     "fluxcd.controlplane.io/reconcile", "lastAppliedRevision"),
+    ("ArtifactGenerator", "/apis/source.extensions.fluxcd.io/v1beta1/namespaces/flux-system/artifactgenerators",
+     "source.extensions.fluxcd.io/reconcile", "observedSourcesDigest"),
+]
+
+
+@pytest.mark.parametrize("kind,path,key,revision", ANNOTATION_PAUSED, ids=[k[0] for k in ANNOTATION_PAUSED])
+def test_annotation_paused_kinds_reconcile_as_their_controllers(srv, admin, kind, path, key, revision):
+    """Paused while the annotation says disabled (any case): no reconcile, Ready as it was, but
+    the token echoed (their deferred status patch); any other value, or none, reconciles."""
+    srv.put(kind, "flux-system", "x", {"metadata": {"name": "x", "namespace": "flux-system"}, "spec": {}})
+    obj = wait_for(lambda: (o := admin.get(path + "/x").json).get("status", {}).get(revision) and o)
+    ready = ready_cond(obj)
+    assert ready["status"] == "True" and ready["observedGeneration"] == obj["metadata"]["generation"]
+    assert any(e["manager"] in ("flux-operator", "source-watcher") for e in obj["metadata"]["managedFields"])
+    admin.patch(path + "/x", {"metadata": {"annotations": {key: "Disabled", "reconcile.fluxcd.io/requestedAt": "t1"}}})
+    obj = wait_for(lambda: (o := admin.get(path + "/x").json)["status"].get("lastHandledReconcileAt") == "t1" and o)
+    assert ready_cond(obj) == ready  # not reconciled: the Ready condition is the one from before
+    admin.patch(path + "/x", {"metadata": {"annotations": {key: "enabled", "reconcile.fluxcd.io/requestedAt": "t2"}}})
+    obj = wait_for(lambda: (o := admin.get(path + "/x").json)["status"].get("lastHandledReconcileAt") == "t2" and o)
+    assert ready_cond(obj)["status"] == "True"
+    admin.patch(path + "/x", {"metadata": {"annotations": {key: None, "reconcile.fluxcd.io/requestedAt": "t3"}}})
+    wait_for(lambda: admin.get(path + "/x").json["status"].get("lastHandledReconcileAt") == "t3")
+    # The kind has no spec.suspend: a spec.suspend: true pauses nothing.
+    admin.patch(path + "/x", {"spec": {"suspend": True}, "metadata": {"annotations": {"reconcile.fluxcd.io/requestedAt": "t4"}}})
+    obj = wait_for(lambda: (o := admin.get(path + "/x").json)["status"].get("lastHandledReconcileAt") == "t4" and o)
+    assert ready_cond(obj)["observedGeneration"] == obj["metadata"]["generation"]

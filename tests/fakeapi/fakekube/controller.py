@@ -13,7 +13,22 @@ MANAGERS = {"Kustomization": "kustomize-controller", "HelmRelease": "helm-contro
             "GitRepository": "source-controller", "OCIRepository": "source-controller",
             "HelmRepository": "source-controller", "HelmChart": "source-controller", "Bucket": "source-controller",
             "ImageRepository": "image-reflector-controller", "ImagePolicy": "image-reflector-controller",
-            "ImageUpdateAutomation": "image-automation-controller", "Receiver": "notification-controller"}
+            "ImageUpdateAutomation": "image-automation-controller", "Receiver": "notification-controller",
+            "ResourceSet": "flux-operator", "ResourceSetInputProvider": "flux-operator", "FluxInstance": "flux-operator",
+            "ArtifactGenerator": "source-watcher"}
+# Kinds paused by an annotation, not spec.suspend: paused while its value is "disabled" in any case
+# (IsDisabled() in flux-operator api/v1/*_types.go and source-watcher api/v1beta1); any other value
+# or none runs.
+PAUSE_ANNOTATIONS = {"ResourceSet": "fluxcd.controlplane.io/reconcile",
+                     "ResourceSetInputProvider": "fluxcd.controlplane.io/reconcile",
+                     "FluxInstance": "fluxcd.controlplane.io/reconcile",
+                     "ArtifactGenerator": "source.extensions.fluxcd.io/reconcile"}
+
+
+def paused_by_annotation(obj):
+    key = PAUSE_ANNOTATIONS.get(obj.get("kind"))
+    value = ((obj.get("metadata") or {}).get("annotations") or {}).get(key) if key else None
+    return isinstance(value, str) and value.lower() == "disabled"
 # Kinds whose status carries the artifact they serve (status.artifact.revision), not lastAppliedRevision.
 SOURCES = {"GitRepository", "OCIRepository", "HelmRepository", "HelmChart", "Bucket"}
 
@@ -72,14 +87,20 @@ class FluxSimulator:
             return None
         spec, status = obj.get("spec") or {}, obj.get("status") or {}
         gen = meta.get("generation", 1)
-        if spec.get("suspend") is True:
+        token = (meta.get("annotations") or {}).get(REQUESTED_AT)
+        if obj.get("kind") in PAUSE_ANNOTATIONS:
+            if paused_by_annotation(obj):
+                # Their reconcilers return before reconciling, but the status patch they deferred
+                # first still echoes a new requestedAt (finalizeObjectStatus, summarizeStatus): the
+                # token alone says nothing while paused; Ready stays as it was.
+                return "echo" if token is not None and token != status.get("lastHandledReconcileAt") else None
+        elif spec.get("suspend") is True:
             # A suspended object is not reconciled, but the controller's deferred status patch still
             # moves status.observedGeneration when the object was Ready or Stalled: the trap that makes
             # status.observedGeneration useless for readiness.
             if status.get("observedGeneration") != gen and (_is_true(status, "Ready") or _is_true(status, "Stalled")):
                 return "observe"
             return None
-        token = (meta.get("annotations") or {}).get(REQUESTED_AT)
         if token is not None and token != status.get("lastHandledReconcileAt"):
             return "reconcile"
         ready = condition(status, "Ready")
@@ -136,6 +157,9 @@ class FluxSimulator:
             if phase == 1 and plan == "observe":
                 store.controller_write(rtype, ns, name, self._observe_generation, manager)
                 return None
+            if phase == 1 and plan == "echo":
+                store.controller_write(rtype, ns, name, self._echo_token, manager)
+                return None
             if phase == 1 and plan == "reconcile" and self._srv.progressing_phase:
                 store.controller_write(rtype, ns, name, self._progressing, manager)
                 return self._srv.reconcile_delay / 2
@@ -148,6 +172,10 @@ class FluxSimulator:
     @staticmethod
     def _observe_generation(obj):
         obj.setdefault("status", {})["observedGeneration"] = obj["metadata"].get("generation", 1)
+
+    @staticmethod
+    def _echo_token(obj):
+        obj.setdefault("status", {})["lastHandledReconcileAt"] = obj["metadata"]["annotations"][REQUESTED_AT]
 
     @staticmethod
     def _revision(obj):
@@ -191,6 +219,18 @@ class FluxSimulator:
                                       "path": f"{kind.lower()}/{meta.get('namespace')}/{meta['name']}/latest.tar.gz",
                                       "url": "http://source-controller.flux-system.svc/latest.tar.gz"}
                 set_condition(status, "Ready", "True", "Succeeded", f"stored artifact for revision '{revision}'", gen, now)
+            elif kind in PAUSE_ANNOTATIONS:
+                # The revision field each reports (api/v1 *Status, api/v1beta1 ArtifactGeneratorStatus).
+                if kind in ("ResourceSet", "FluxInstance"):
+                    status["lastAppliedRevision"] = revision
+                if kind == "FluxInstance":
+                    status["lastAttemptedRevision"] = revision
+                if kind == "ResourceSetInputProvider":
+                    status["lastExportedRevision"] = "sha256:" + hashlib.sha256(revision.encode()).hexdigest()
+                if kind == "ArtifactGenerator":
+                    status["observedSourcesDigest"] = "sha256:" + hashlib.sha256(revision.encode()).hexdigest()
+                set_condition(status, "Ready", "True", "ReconciliationSucceeded",
+                              "Reconciliation finished in 1s", gen, now)
             elif kind != "Kustomization":
                 set_condition(status, "Ready", "True", "Succeeded", "reconciliation succeeded", gen, now)
             else:

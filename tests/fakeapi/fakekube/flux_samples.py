@@ -1,4 +1,4 @@
-"""One realistic object of every Flux kind with spec.suspend, as its controller leaves it: a spec
+"""One realistic object of every Flux kind windowctl windows, as its controller leaves it: a spec
 the real CRD accepts (required fields, patterns, enums) and the status that kind reports (Ready
 condition, and what windowctl shows as REVISION). For e2e and deploy tests; shared by neither
 windowctl nor the fake server's own logic."""
@@ -62,17 +62,60 @@ KINDS = {
 }
 
 
+# The kinds paused by an annotation, not spec.suspend (the Flux Operator's, source-watcher's
+# ArtifactGenerator), in the same shape as KINDS, and the annotation each controller reads.
+OPERATOR_PAUSE = "fluxcd.controlplane.io/reconcile"
+ANNOTATION_KINDS = {
+    "ResourceSet": ("resourcesets",
+                    {"inputs": [{"tenant": "team1"}],
+                     "resources": [{"apiVersion": "v1", "kind": "Namespace", "metadata": {"name": "<< inputs.tenant >>"}}]},
+                    {"lastAppliedRevision": DIGEST}, DIGEST),
+    "ResourceSetInputProvider": ("resourcesetinputproviders",
+                                 {"type": "GitHubPullRequest", "url": "https://github.com/stefanprodan/podinfo"},
+                                 {"lastExportedRevision": DIGEST, "exportedInputs": [{"id": "1"}]}, DIGEST),
+    "FluxInstance": ("fluxinstances",
+                     {"distribution": {"version": "2.x", "registry": "ghcr.io/fluxcd"}},
+                     {"lastAppliedRevision": f"v2.7.3@{DIGEST}", "lastAttemptedRevision": f"v2.7.3@{DIGEST}",
+                      "components": [{"name": "source-controller", "repository": "ghcr.io/fluxcd/source-controller",
+                                      "tag": "v1.7.3"}]},
+                     f"v2.7.3@{DIGEST}"),
+    "ArtifactGenerator": ("artifactgenerators",
+                          {"sources": [{"alias": "podinfo", "kind": "GitRepository", "name": "podinfo"}],
+                           "artifacts": [{"name": "podinfo-manifests", "copy": [{"from": "@podinfo/kustomize/**",
+                                                                                 "to": "@artifact/"}]}]},
+                          {"observedSourcesDigest": DIGEST}, DIGEST),
+}
+PAUSE = {"ResourceSet": OPERATOR_PAUSE, "ResourceSetInputProvider": OPERATOR_PAUSE, "FluxInstance": OPERATOR_PAUSE,
+         "ArtifactGenerator": "source.extensions.fluxcd.io/reconcile"}
+
+
 def resource_of(kind):
-    return KINDS[kind][0]
+    return {**KINDS, **ANNOTATION_KINDS}[kind][0]
+
+
+def kind_of(resource):
+    return next(k for k, v in {**KINDS, **ANNOTATION_KINDS}.items() if v[0] == resource)
+
+
+def is_suspended(obj):
+    """Paused as its controller reads it: the pause annotation "disabled" (any case), else spec.suspend."""
+    key = PAUSE.get(obj.get("kind"))
+    if key:
+        value = (obj["metadata"].get("annotations") or {}).get(key)
+        return isinstance(value, str) and value.lower() == "disabled"
+    return (obj.get("spec") or {}).get("suspend") is True
 
 
 def put_sample(api, kind, name, ns=NS, suspended=False, annotations=None):
     """Stores a Ready object of `kind` (static kinds without status) and returns what the API holds."""
-    resource, spec, status, _ = KINDS[kind]
+    resource, spec, status, _ = {**KINDS, **ANNOTATION_KINDS}[kind]
     spec = copy.deepcopy(spec)
-    if suspended:
+    annotations = dict(annotations or {})
+    if suspended and kind in PAUSE:
+        annotations[PAUSE[kind]] = "disabled"
+    elif suspended:
         spec["suspend"] = True
-    obj = {"metadata": {"annotations": dict(annotations or {})}, "spec": spec}
+    obj = {"metadata": {"annotations": annotations}, "spec": spec}
     if status is not None:
         obj["status"] = dict(copy.deepcopy(status), observedGeneration=1, conditions=[{
             "type": "Ready", "status": "True", "observedGeneration": 1, "lastTransitionTime": "2026-11-20T08:00:00Z",

@@ -64,12 +64,19 @@ CRD_OTHER_KINDS = [
     "notification.toolkit.fluxcd.io_alerts.yaml", "notification.toolkit.fluxcd.io_providers.yaml",
     "notification.toolkit.fluxcd.io_receivers.yaml",
 ]
+# The kinds paused by an annotation (the Flux Operator's, source-watcher's ArtifactGenerator): CRDs
+# written for the tests with the published names and versions and an open schema (SOURCES.md).
+CRD_ANNOTATION_PAUSED = [
+    "fluxcd.controlplane.io_resourcesets.yaml", "fluxcd.controlplane.io_resourcesetinputproviders.yaml",
+    "fluxcd.controlplane.io_fluxinstances.yaml", "source.extensions.fluxcd.io_artifactgenerators.yaml",
+]
 # Bucket of Flux v2.3: serves v1beta2 (storage) and v1beta1, no v1.
 CRD_BUCKET_V1BETA2 = "source.toolkit.fluxcd.io_buckets.v1.3.0.yaml"
 
 
 def default_crds():
-    return [crd_path(CRD_KUSTOMIZATION_V1_V1BETA2), crd_path(CRD_HELMRELEASE)] + [crd_path(f) for f in CRD_OTHER_KINDS]
+    return ([crd_path(CRD_KUSTOMIZATION_V1_V1BETA2), crd_path(CRD_HELMRELEASE)] +
+            [crd_path(f) for f in CRD_OTHER_KINDS + CRD_ANNOTATION_PAUSED])
 
 
 def _json(obj):
