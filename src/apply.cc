@@ -46,7 +46,7 @@ std::string label(const TargetResult& r) { return object_label(r.show_kind ? r.k
 // Whenever a schedule governs the object (sync's, or the object's own window annotations for
 // open and close), the decision also keeps its next edges on the object and, closing while the
 // window is closed, says so in Flux's reason.
-PlanInput Applier::input_for(const json& object, const PlanInput& in) const {
+PlanInput Applier::input_for(const KindAdapter& kind, const json& object, const PlanInput& in) const {
   auto now = std::chrono::system_clock::now();
   const CommandId id = opt_.command->id;
   std::optional<Schedule> schedule;
@@ -70,7 +70,7 @@ PlanInput Applier::input_for(const json& object, const PlanInput& in) const {
   bool by_override = in.override_mode == OverrideMode::kSet;
   if (id == CommandId::kSync) {
     const bool open = window->open;
-    const ObjectState state = read_state(object);
+    const ObjectState state = read_state(object, kind.pause);
     SyncVerdict v = sync_verdict(state, open, now);
     out.action = v.action;
     out.override_mode = v.override_mode;
@@ -87,7 +87,7 @@ PlanInput Applier::input_for(const json& object, const PlanInput& in) const {
       if ((v.action == Action::kOpen) != open) out.override_note += frozen ? ", over a freeze" : ", over the window";
     }
   } else if (opt_.scheduled) {
-    const ObjectState state = read_state(object);
+    const ObjectState state = read_state(object, kind.pause);
     out = scheduled_input(state, in, now);
     by_override = override_expired(state, now) == false;
   }
@@ -178,9 +178,9 @@ TargetResult Applier::apply(const Work& w, const PlanInput& in) {
                         : client_.call("GET", object_path(kind, version, w.target.ns, w.target.name));
       if (sent && patch_visible(object, *sent->patch)) return landed(object);
       sent.reset();
-      Decision d = decide(object, input_for(object, in));
+      Decision d = decide(object, input_for(kind, object, in), kind.pause);
       r.decision = d;
-      r.current = describe_state(object);
+      r.current = describe_state(object, kind.pause);
       if (opt_.dry_run) return r;
       if (d.patch) {
         // Every write is conditional on the state it was decided on. An object without a

@@ -34,7 +34,7 @@ class Applier {
   void wait(std::vector<TargetResult>& results, const std::string& token);
 
  private:
-  PlanInput input_for(const nlohmann::json& object, const PlanInput& input) const;
+  PlanInput input_for(const KindAdapter& kind, const nlohmann::json& object, const PlanInput& input) const;
   void record_event(const KindVersion& kind, const Target& target, const nlohmann::json& answer,
                     const Decision& decision);
   void notify_failed(const KindVersion& kind, const Target& target, const std::string& error);

@@ -66,6 +66,18 @@ bool same_targets(const WindowJob& a, const WindowJob& b) {
          std::tie(b.kind, b.target_ns, b.targets, b.flags.selector, b.flags.all, b.flags.all_namespaces);
 }
 
+// Whether a manifest declares its kind's pause field: the Kustomization applying it then
+// re-applies that value over every close (WC002).
+bool declares_pause(const json& obj, const Pause& pause) {
+  if (!pause.annotation) {
+    const json* spec = field(obj, "spec");
+    return spec && field(*spec, "suspend");
+  }
+  const json* meta = field(obj, "metadata");
+  const json* annotations = meta ? field(*meta, "annotations") : nullptr;
+  return annotations && field(*annotations, pause.annotation);
+}
+
 bool is_binding(const std::string& kind) { return kind == "RoleBinding" || kind == "ClusterRoleBinding"; }
 
 struct Checker {
@@ -103,19 +115,21 @@ struct Checker {
     }
   }
 
-  // WC002: a parent re-applies spec.suspend and undoes every close unless the target is relabelled.
+  // WC002: a parent re-applies the pause field (spec.suspend, or the kind's pause annotation) and
+  // undoes every close unless the target is relabelled.
   void parent_undoes_close() {
     for (const auto& job : m.jobs) {
       if (!job.windowing() || job.flags.relabel) continue;
       for (const auto& target : job.targets) {
         const json* obj = m.find(target);
-        const json* spec = obj ? field(*obj, "spec") : nullptr;
-        if (!spec || !field(*spec, "suspend")) continue;
+        const KindAdapter* kind = find_kind(target.substr(0, target.find('/')));
+        if (!obj || !kind || !declares_pause(*obj, kind->pause)) continue;
         if (label_or_annotation(*obj, "kustomize.toolkit.fluxcd.io/reconcile") == "disabled") continue;
+        const std::string pause_field = kind->pause.field();
         add("WC002", "error", job.key,
-            "its target " + who(target) +
-                " is applied with spec.suspend set, so the Kustomization that applies it undoes every close: "
-                "add --relabel to this job (or remove spec.suspend from that manifest)");
+            "its target " + who(target) + " is applied with " + pause_field +
+                " set, so the Kustomization that applies it undoes every close: add --relabel to this job (or remove " +
+                pause_field + " from that manifest)");
       }
     }
   }

@@ -173,7 +173,7 @@ class Gatherer {
                           const json* listed = nullptr) {
     std::string key = object_key(std::string(kind.kind), ns, name);
     if (!seen_.insert(key).second) return key;
-    LiveTarget t{key, LiveRead::kFound, {}, nullptr};
+    LiveTarget t{key, LiveRead::kFound, {}, nullptr, kind.pause};
     std::string v = version(kind);
     if (listed) {
       t.object = *listed;

@@ -66,15 +66,18 @@ std::optional<std::pair<bool, std::string>> parse_access_review(const json& revi
   return std::pair{allowed->get<bool>(), reason};
 }
 
-std::string parent_declaring_suspend(const json& object) {
+std::string parent_declaring_suspend(const json& object, const Pause& pause) {
+  const std::string pause_key = pause.annotation ? std::string("f:") + pause.annotation : std::string();
   const json* meta = field(object, "metadata");
   const json* managed = meta ? field(*meta, "managedFields") : nullptr;
   if (!managed || !managed->is_array()) return {};
   for (const auto& entry : *managed) {
     if (string_at(entry, "manager") != "kustomize-controller" || !string_at(entry, "subresource").empty()) continue;
     const json* fields = field(entry, "fieldsV1");
-    const json* spec = fields ? field(*fields, "f:spec") : nullptr;
-    if (!spec || !field(*spec, "f:suspend")) continue;
+    // The pause field: f:spec.f:suspend, or f:metadata.f:annotations.f:KEY for a pause annotation.
+    const json* parent = fields ? field(*fields, pause.annotation ? "f:metadata" : "f:spec") : nullptr;
+    if (parent && pause.annotation) parent = field(*parent, "f:annotations");
+    if (!parent || !field(*parent, pause.annotation ? pause_key : "f:suspend")) continue;
     std::string name = label_or_annotation(object, "kustomize.toolkit.fluxcd.io/name");
     if (name.empty()) return "a parent Kustomization";
     std::string ns = label_or_annotation(object, "kustomize.toolkit.fluxcd.io/namespace");
@@ -115,7 +118,11 @@ std::vector<Finding> check_live(const LiveFacts& facts) {
         continue;
       case LiveRead::kFound: break;
     }
-    ObjectState st = read_state(t.object);
+    ObjectState st = read_state(t.object, t.pause);
+    if (!st.problem.empty()) {
+      add("WC013", "error", t.key, "cannot be read" + by + ": " + st.problem);
+      continue;
+    }
     if (st.suspended && !st.marked) {
       std::string quoted =
           st.flux_reason.empty() ? "" : " (reason: \"" + st.flux_reason.substr(0, kQuotedReasonMax) + "\")";
@@ -138,13 +145,14 @@ std::vector<Finding> check_live(const LiveFacts& facts) {
     for (const auto& key : job.targets) {
       const LiveTarget* t = target(key);
       if (!t || t->read != LiveRead::kFound) continue;
-      std::string parent = parent_declaring_suspend(t->object);
+      std::string parent = parent_declaring_suspend(t->object, t->pause);
       if (parent.empty() || equals_lower(label_or_annotation(t->object, kReconcileLabel), "disabled")) continue;
+      const std::string pause_field = t->pause.field();
       add("WC002", "error", job.key,
-          "its target " + who(key) + " has spec.suspend applied by " + parent +
-              " (kustomize-controller owns the field), which undoes every close: add --relabel to this job (or remove "
-              "spec.suspend "
-              "from that manifest)");
+          "its target " + who(key) + " has " + pause_field + " applied by " + parent +
+              " (kustomize-controller owns the field), which undoes every close: add --relabel to this job (or "
+              "remove " +
+              pause_field + " from that manifest)");
     }
   }
 

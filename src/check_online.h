@@ -24,6 +24,7 @@ struct LiveTarget {
   LiveRead read = LiveRead::kFound;
   std::string error;      // kForbidden, kFailed: one line from the server or the transport
   nlohmann::json object;  // kFound
+  Pause pause;            // how its kind pauses (kinds.h)
 };
 
 // A window job as found in the cluster, or the target flags of the check itself (key "").
@@ -75,10 +76,10 @@ std::optional<std::pair<int, int>> parse_server_version(const nlohmann::json& ve
 // answer has no boolean status.allowed.
 std::optional<std::pair<bool, std::string>> parse_access_review(const nlohmann::json& review);
 
-// The kustomize-controller managedFields entry that owns spec.suspend, i.e. the parent applies
-// it from its source: "Kustomization/ns/name" of the parent (from its labels; "a parent" when
-// unlabelled), or "" when no such entry.
-std::string parent_declaring_suspend(const nlohmann::json& object);
+// The kustomize-controller managedFields entry that owns the pause field (spec.suspend, or the
+// kind's pause annotation), i.e. the parent applies it from its source: "Kustomization/ns/name"
+// of the parent (from its labels; "a parent" when unlabelled), or "" when no such entry.
+std::string parent_declaring_suspend(const nlohmann::json& object, const Pause& pause = kSpecSuspend);
 
 // Findings of the live rules, sorted as check_objects sorts them.
 std::vector<Finding> check_live(const LiveFacts& facts);

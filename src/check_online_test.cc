@@ -234,3 +234,40 @@ TEST_CASE("check_live: WC017 one finding per place that could not be read, namin
   REQUIRE(fs.size() == 1);
   CHECK(fs[0].id + " " + fs[0].object == "WC022 Namespace/team");
 }
+
+TEST_CASE("check_live: a kind paused by an annotation, held, unreadable, and its pause applied by the parent") {
+  const Pause& pause = find_kind("ResourceSet")->pause;
+  const std::string key = "ResourceSet/flux-system/apps";
+  auto facts = [&](json metadata) {
+    metadata["name"] = "apps";
+    metadata["namespace"] = "flux-system";
+    LiveFacts f = one_target({{"kind", "ResourceSet"}, {"metadata", metadata}});
+    f.jobs[0].targets = {key};
+    f.targets[0].key = key;
+    f.targets[0].pause = pause;
+    return f;
+  };
+  // Paused in the Flux Operator's UI: held (WC014); spec.suspend means nothing here.
+  auto f = check_live(
+      facts({{"annotations",
+              {{"fluxcd.controlplane.io/reconcile", "disabled"}, {"fluxcd.controlplane.io/suspendedBy", "alice"}}}}));
+  CHECK(ids(f) == std::vector<std::string>{"WC014 warning " + key});
+  CHECK(check_live(facts({{"annotations", {{"fluxcd.controlplane.io/reconcile", "enabled"}}}})).empty());
+  // Not a string: WC013, named.
+  f = check_live(facts({{"annotations", {{"fluxcd.controlplane.io/reconcile", 1}}}}));
+  REQUIRE(ids(f) == std::vector<std::string>{"WC013 error " + key});
+  CHECK(f[0].message.find("fluxcd.controlplane.io/reconcile is a JSON number") != std::string::npos);
+  // The parent applies the pause annotation: every close is undone (WC002), unless relabelled.
+  json managed = json::array(
+      {{{"manager", "kustomize-controller"},
+        {"operation", "Apply"},
+        {"fieldsV1",
+         {{"f:metadata", {{"f:annotations", {{"f:fluxcd.controlplane.io/reconcile", json::object()}}}}}}}}});
+  json applied = {{"managedFields", managed}, {"annotations", {{"fluxcd.controlplane.io/reconcile", "enabled"}}}};
+  f = check_live(facts(applied));
+  REQUIRE(ids(f) == std::vector<std::string>{"WC002 error " + kJob});
+  CHECK(f[0].message.find("has fluxcd.controlplane.io/reconcile applied by a parent Kustomization") !=
+        std::string::npos);
+  CHECK(parent_declaring_suspend(facts(applied).targets[0].object) == "");  // as spec.suspend reads it
+  CHECK(parent_declaring_suspend(facts(applied).targets[0].object, pause) == "a parent Kustomization");
+}

@@ -20,8 +20,25 @@ std::string str_at(const nlohmann::json& obj, const nlohmann::json::json_pointer
   return v.is_string() ? v.get<std::string>() : std::string();
 }
 
-std::string kustomization_revision(const nlohmann::json& obj) {
+// Kustomization, ResourceSet: the source revision last applied.
+std::string applied_revision(const nlohmann::json& obj) {
   return str_at(obj, "/status/lastAppliedRevision"_json_pointer);
+}
+
+// FluxInstance: the distribution it applied (v2.7.0@sha256:...), else the one it last tried.
+std::string flux_instance_revision(const nlohmann::json& obj) {
+  std::string applied = applied_revision(obj);
+  return applied.empty() ? str_at(obj, "/status/lastAttemptedRevision"_json_pointer) : applied;
+}
+
+// ResourceSetInputProvider: the digest of the inputs it last exported.
+std::string input_provider_revision(const nlohmann::json& obj) {
+  return str_at(obj, "/status/lastExportedRevision"_json_pointer);
+}
+
+// ArtifactGenerator: the digest of its sources' state it last built from.
+std::string artifact_generator_revision(const nlohmann::json& obj) {
+  return str_at(obj, "/status/observedSourcesDigest"_json_pointer);
 }
 
 std::string helmrelease_revision(const nlohmann::json& obj) {
@@ -62,11 +79,34 @@ std::string no_revision(const nlohmann::json&) { return {}; }
 constexpr std::string_view kSource = "source.toolkit.fluxcd.io";
 constexpr std::string_view kImage = "image.toolkit.fluxcd.io";
 constexpr std::string_view kNotification = "notification.toolkit.fluxcd.io";
+constexpr std::string_view kOperator = "fluxcd.controlplane.io";
 
-// Preferred versions are the storage versions of Flux v2.9's CRDs; an older server's own
-// preference is used when it does not serve them (choose_version).
+// The Flux Operator pauses ResourceSet, ResourceSetInputProvider and FluxInstance (and no other
+// kind of its group windowctl windows) on an annotation, read by IsDisabled() in
+// controlplaneio-fluxcd/flux-operator api/v1/{resourceset,resourcesetinputprovider,fluxinstance}_types.go:
+// present and strings.ToLower(value) == DisabledValue ("disabled"), with ReconcileAnnotation =
+// GroupVersion.Group + "/reconcile" and DisabledValue/EnabledValue in api/v1/common_types.go.
+// Its reconcilers (internal/controller/*_controller.go) return before reconciling while it is
+// disabled. Its own resume writes EnabledValue, not a removal (cmd/cli/client.go
+// toggleSuspension, internal/web/resource_action.go setSuspension, which also writes and removes
+// SuspendedByAnnotation), so open does the same. Each echoes reconcile.fluxcd.io/requestedAt in
+// status.lastHandledReconcileAt (finalizeObjectStatus in internal/controller/common.go, through
+// fluxcd/pkg meta.ReconcileAnnotationValue), so open --wait waits for the token.
+constexpr Pause kOperatorPause{"fluxcd.controlplane.io/reconcile", "disabled", "enabled"};
+// fluxcd/source-watcher api/v1beta1/artifactgenerator_types.go: ReconcileAnnotation
+// "source.extensions.fluxcd.io/reconcile", IsDisabled() (present and lowercased == DisabledValue
+// "disabled"), checked first in internal/controller/artifactgenerator_controller.go Reconcile.
+// docs/spec/v1beta1/artifactgenerators.md: "To resume reconciliation, remove the annotation or set
+// its value to `Enabled`"; open removes it (no tool of theirs writes EnabledValue). summarizeStatus
+// (internal/controller/artifactgenerator_status.go) echoes requestedAt as lastHandledReconcileAt.
+constexpr Pause kArtifactGeneratorPause{"source.extensions.fluxcd.io/reconcile", "disabled", nullptr};
+
+// Preferred versions are the storage versions of Flux v2.9's CRDs, of the Flux Operator v0.58's
+// (config/crd/bases: v1 only, served and stored) and source-watcher v2.2's (v1beta1 only); an
+// older server's own preference is used when it does not serve them (choose_version). Aliases are
+// the CRDs' shortNames and the flux and flux-operator CLIs' names (flux-operator cmd/cli/suspend_*.go).
 constexpr KindAdapter kTable[] = {
-    {"Kustomization", "kustomize.toolkit.fluxcd.io", "kustomizations", "v1", "ks", kustomization_revision,
+    {"Kustomization", "kustomize.toolkit.fluxcd.io", "kustomizations", "v1", "ks", applied_revision,
      "lastAppliedRevision"},
     {"HelmRelease", "helm.toolkit.fluxcd.io", "helmreleases", "v2", "hr", helmrelease_revision,
      "history lastAttemptedRevision"},
@@ -83,6 +123,14 @@ constexpr KindAdapter kTable[] = {
     {"Alert", kNotification, "alerts", "v1beta3", "", no_revision, "", false},
     {"Provider", kNotification, "providers", "v1beta3", "alert-provider", no_revision, "", false},
     {"Receiver", kNotification, "receivers", "v1", "", no_revision, ""},
+    {"ResourceSet", kOperator, "resourcesets", "v1", "rset", applied_revision, "lastAppliedRevision", true,
+     kOperatorPause},
+    {"ResourceSetInputProvider", kOperator, "resourcesetinputproviders", "v1", "rsip inputprovider",
+     input_provider_revision, "lastExportedRevision", true, kOperatorPause},
+    {"FluxInstance", kOperator, "fluxinstances", "v1", "instance", flux_instance_revision,
+     "lastAppliedRevision lastAttemptedRevision", true, kOperatorPause},
+    {"ArtifactGenerator", "source.extensions.fluxcd.io", "artifactgenerators", "v1beta1", "ag",
+     artifact_generator_revision, "observedSourcesDigest", true, kArtifactGeneratorPause},
 };
 
 // Calls `each` with every word of a space-separated list.
@@ -137,6 +185,13 @@ bool reads_status_field(std::string_view field) {
   if (any_word(kReadinessStatusFields, is_it)) return true;
   for (const auto& k : kTable) {
     if (any_word(k.revision_fields, is_it)) return true;
+  }
+  return false;
+}
+
+bool is_pause_annotation(std::string_view key) {
+  for (const auto& k : kTable) {
+    if (k.pause.annotation && key == k.pause.annotation) return true;
   }
   return false;
 }

@@ -7,13 +7,16 @@
 #include <string_view>
 #include <vector>
 
+#include "plan.h"
 #include "readiness.h"
 
 namespace windowctl {
 
-// One row per Flux kind whose CRD has spec.suspend (the 13 that `flux suspend` covers). Every
-// kind is suspended, resumed and asked to reconcile (reconcile.fluxcd.io/requestedAt) the same
-// way; what differs is here.
+// One row per Flux kind windowctl windows: the 13 with spec.suspend (those `flux suspend` covers),
+// and the 4 whose controller pauses on an annotation (the Flux Operator's ResourceSet,
+// ResourceSetInputProvider and FluxInstance; source-watcher's ArtifactGenerator). Every kind is
+// suspended, resumed and asked to reconcile (reconcile.fluxcd.io/requestedAt) the same way; what
+// differs is here.
 struct KindAdapter {
   std::string_view kind;       // Kustomization
   std::string_view group;      // kustomize.toolkit.fluxcd.io
@@ -28,6 +31,7 @@ struct KindAdapter {
   // False for Alert and Provider (notification v1beta3): static objects with no status, so no
   // Ready condition and no lastHandledReconcileAt to wait for; they are ready once they exist.
   bool has_status = true;
+  Pause pause;  // spec.suspend, or the annotation its controller reads (plan.h)
 };
 
 // The fields of `status` that kind_readiness reads, for every kind.
@@ -35,6 +39,10 @@ inline constexpr std::string_view kReadinessStatusFields = "conditions lastHandl
 
 // Whether windowctl reads status.FIELD of some kind: a row's revision_fields, or readiness's.
 bool reads_status_field(std::string_view field);
+
+// Whether KEY is the pause annotation of some row: a LIST keeps it (and who owns it in
+// managedFields), as it keeps the status fields rows declare.
+bool is_pause_annotation(std::string_view key);
 
 // Every kind in the table, in the order `--kind` help lists them.
 const std::vector<const KindAdapter*>& all_kinds();

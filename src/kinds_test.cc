@@ -58,6 +58,10 @@ TEST_CASE("every suspendable Flux kind is a row with its group, plural and versi
       {"Alert", "notification.toolkit.fluxcd.io", "alerts", "v1beta3", false},
       {"Provider", "notification.toolkit.fluxcd.io", "providers", "v1beta3", false},
       {"Receiver", "notification.toolkit.fluxcd.io", "receivers", "v1", true},
+      {"ResourceSet", "fluxcd.controlplane.io", "resourcesets", "v1", true},
+      {"ResourceSetInputProvider", "fluxcd.controlplane.io", "resourcesetinputproviders", "v1", true},
+      {"FluxInstance", "fluxcd.controlplane.io", "fluxinstances", "v1", true},
+      {"ArtifactGenerator", "source.extensions.fluxcd.io", "artifactgenerators", "v1beta1", true},
   };
   REQUIRE(all_kinds().size() == std::size(rows));
   for (const auto& row : rows) {
@@ -105,6 +109,11 @@ TEST_CASE("every alias resolves: kubectl short names of the CRDs and flux CLI na
       {"provider", "Provider"},
       {"alert-provider", "Provider"},
       {"receiver", "Receiver"},
+      {"rset", "ResourceSet"},
+      {"rsip", "ResourceSetInputProvider"},
+      {"inputprovider", "ResourceSetInputProvider"},
+      {"instance", "FluxInstance"},
+      {"ag", "ArtifactGenerator"},
       {"IUA", "ImageUpdateAutomation"},
       {"GitRepo", "GitRepository"},
   };
@@ -115,6 +124,29 @@ TEST_CASE("every alias resolves: kubectl short names of the CRDs and flux CLI na
     REQUIRE(find_kind(alias) != nullptr);
     CHECK(find_kind(alias)->kind == entry.second);
   }
+}
+
+TEST_CASE("how each kind pauses: spec.suspend, or the annotation its controller reads") {
+  for (const KindAdapter* k : all_kinds()) {
+    CAPTURE(k->kind);
+    const bool operator_kind = k->group == "fluxcd.controlplane.io";
+    if (operator_kind) {
+      // flux-operator api/v1/common_types.go: ReconcileAnnotation, DisabledValue, EnabledValue.
+      CHECK(std::string(k->pause.annotation) == "fluxcd.controlplane.io/reconcile");
+      CHECK(std::string(k->pause.paused) == "disabled");
+      CHECK(std::string(k->pause.running) == "enabled");
+    } else if (k->kind == "ArtifactGenerator") {
+      CHECK(std::string(k->pause.annotation) == "source.extensions.fluxcd.io/reconcile");
+      CHECK(std::string(k->pause.paused) == "disabled");
+      CHECK(k->pause.running == nullptr);  // removed
+    } else {
+      CHECK(k->pause.annotation == nullptr);  // spec.suspend
+    }
+    CHECK(is_pause_annotation(k->pause.annotation ? k->pause.annotation : "spec.suspend") ==
+          (k->pause.annotation != nullptr));
+  }
+  CHECK_FALSE(is_pause_annotation("fluxcd.controlplane.io/reconcileEvery"));
+  CHECK_FALSE(is_pause_annotation(""));
 }
 
 TEST_CASE("paths") {
@@ -176,6 +208,18 @@ TEST_CASE("revision per kind") {
       CHECK(k->revision(nlohmann::json::parse(odd)) == "");
     }
   }
+}
+
+TEST_CASE("revision of the kinds paused by an annotation, from the status fields their APIs define") {
+  CHECK(find_kind("rset")->revision(R"({"status":{"lastAppliedRevision":"sha256:rs"}})"_json) == "sha256:rs");
+  CHECK(find_kind("rsip")->revision(R"({"status":{"lastExportedRevision":"sha256:in"}})"_json) == "sha256:in");
+  auto instance =
+      R"({"status":{"lastAppliedRevision":"v2.7.0@sha256:a","lastAttemptedRevision":"v2.7.1@sha256:b"}})"_json;
+  CHECK(find_kind("FluxInstance")->revision(instance) == "v2.7.0@sha256:a");
+  instance["status"].erase("lastAppliedRevision");
+  CHECK(find_kind("FluxInstance")->revision(instance) == "v2.7.1@sha256:b");
+  CHECK(find_kind("ag")->revision(R"({"status":{"observedSourcesDigest":"sha256:src"}})"_json) == "sha256:src");
+  CHECK(find_kind("ag")->revision(R"({"status":{"observedSourcesDigest":7}})"_json) == "");
 }
 
 TEST_CASE("readiness per kind: Flux's Ready condition, or existence for static kinds") {
@@ -278,7 +322,11 @@ json every_status_field() {
     "lastPushCommit": "8d4e3c9a", "lastPushTime": "2026-11-20T08:00:00Z",
     "lastAutomationRunTime": "2026-11-20T08:00:00Z",
     "observedPolicies": {"podinfo": {"name": "ghcr.io/stefanprodan/podinfo", "tag": "6.7.1"}},
-    "observedSourceRevision": "main@sha1:source", "webhookPath": "/hook/abc"
+    "observedSourceRevision": "main@sha1:source", "webhookPath": "/hook/abc",
+    "lastExportedRevision": "sha256:exported", "exportedInputs": [{"id": "1"}],
+    "nextSchedule": {"cron": "0 8 * * *", "when": "2026-11-21T08:00:00Z"},
+    "lastArtifactRevision": "v2.7.0@sha256:artifact", "components": [{"name": "source-controller"}],
+    "externalChecksumRefs": ["x"], "observedSourcesDigest": "sha256:sources"
   })");
 }
 

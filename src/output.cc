@@ -130,7 +130,8 @@ StatusRow status_row(const KindAdapter& kind, const json& object, SysTime now, c
   StatusRow row;
   row.kind = std::string(kind.kind);
   row.now = now;
-  ObjectState s = read_state(object);
+  ObjectState s = read_state(object, kind.pause);
+  if (!s.problem.empty()) throw std::runtime_error(s.problem);  // the target fails, named
   row.ns = metadata_string(object, "namespace");
   row.name = metadata_string(object, "name");
   row.suspended = s.suspended;
@@ -179,8 +180,9 @@ std::string held_text(const std::string& detail) {
   return text;
 }
 
-std::string describe_state(const json& object) {
-  ObjectState s = read_state(object);
+std::string describe_state(const json& object, const Pause& pause) {
+  ObjectState s = read_state(object, pause);
+  if (!s.problem.empty()) return s.problem;
   if (!s.suspended) return "running";
   if (!s.marked)
     return held_text(s.holder.detail) + (s.flux_reason.empty() ? "" : " (reason " + quote_reason(s.flux_reason) + ")");

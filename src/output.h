@@ -105,6 +105,7 @@ struct WindowFacts {
 };
 
 // The row of an object as read at `now`: pure, so every state is tested in output_test.cc.
+// Throws std::runtime_error when the object's pause field cannot be read (ObjectState::problem).
 StatusRow status_row(const KindAdapter& kind, const nlohmann::json& object, SysTime now = {},
                      const WindowFacts& window = {});
 // A drift for people: "suspended" or "running" when the object is not what `desired` says, else "".
@@ -112,7 +113,7 @@ std::string status_drift(const StatusRow& row);
 // "suspended by someone else", with Holder::detail in parentheses when there is one.
 std::string held_text(const std::string& detail);
 // "running", "suspended by windowctl since T (reason)", "suspended by someone else (flux)"
-std::string describe_state(const nlohmann::json& object);
+std::string describe_state(const nlohmann::json& object, const Pause& pause = kSpecSuspend);
 // `windowctl schedule`: open now or not, and the next windows (those starting before `until`).
 // JSON: {"command": "schedule", "open": bool, "zone": the first window's, "windows": [{"start",
 // "end"}]} in UTC.

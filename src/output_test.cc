@@ -487,3 +487,22 @@ TEST_CASE("status: an empty run prints no table; a chunk of failed targets none 
   writer.finish();
   CHECK(out.str().empty());
 }
+
+TEST_CASE("status rows of a kind paused by an annotation: SUSPENDED from the annotation, an unreadable one named") {
+  const auto& rset = *find_kind("rset");
+  auto paused = json::parse(R"({"metadata":{"namespace":"flux-system","name":"apps","annotations":{
+      "fluxcd.controlplane.io/reconcile":"Disabled","fluxcd.controlplane.io/suspendedBy":"alice"}},
+      "status":{"lastAppliedRevision":"sha256:rs","conditions":[{"type":"Ready","status":"True","message":"done"}]}})");
+  auto row = status_row(rset, paused);
+  CHECK(row.suspended);
+  CHECK(row.held);
+  CHECK(row.holder.who() == "alice via Flux Operator");
+  CHECK(row.revision == "sha256:rs");
+  CHECK(describe_state(paused, rset.pause) == "suspended by someone else (alice via Flux Operator)");
+  CHECK_FALSE(status_row(*find_kind("ks"), paused).suspended);  // spec.suspend says running
+  paused["metadata"]["annotations"]["fluxcd.controlplane.io/reconcile"] = "enabled";
+  CHECK_FALSE(status_row(rset, paused).suspended);
+  paused["metadata"]["annotations"]["fluxcd.controlplane.io/reconcile"] = false;
+  CHECK_THROWS_WITH_AS(status_row(rset, paused),
+                       doctest::Contains("fluxcd.controlplane.io/reconcile is a JSON boolean"), std::runtime_error);
+}

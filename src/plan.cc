@@ -2,6 +2,7 @@
 
 #include <algorithm>
 #include <cctype>
+#include <stdexcept>
 
 #include "json_read.h"
 #include "text.h"
@@ -83,20 +84,22 @@ bool owns(const json& fields, const char* map, const char* key) {
   return node && field(*node, key);
 }
 
-std::vector<SuspendWriter> suspend_writers(const json& obj) {
+std::vector<SuspendWriter> suspend_writers(const json& obj, const Pause& pause) {
   std::vector<SuspendWriter> out;
   const json* meta = field(obj, "metadata");
   const json* managed = meta ? field(*meta, "managedFields") : nullptr;
   if (!managed || !managed->is_array()) return out;
   const std::string reason_key = std::string("f:") + kFluxReasonAnnotation;
+  const std::string pause_key = pause.annotation ? std::string("f:") + pause.annotation : std::string();
   for (const auto& entry : *managed) {
     // A status write cannot touch spec or metadata.
     if (!entry.is_object() || !windowctl::string_at(entry, "subresource").empty()) continue;
     const json* fields = field(entry, "fieldsV1");
     if (!fields) continue;
     SuspendWriter w{windowctl::string_at(entry, "manager"), windowctl::string_at(entry, "time")};
-    w.suspend = owns(*fields, "f:spec", "f:suspend");
     const json* meta_fields = field(*fields, "f:metadata");
+    w.suspend = pause.annotation ? meta_fields && owns(*meta_fields, "f:annotations", pause_key.c_str())
+                                 : owns(*fields, "f:spec", "f:suspend");
     w.reason = meta_fields && owns(*meta_fields, "f:annotations", reason_key.c_str());
     if (w.suspend || w.reason) out.push_back(std::move(w));
   }
@@ -157,15 +160,29 @@ Holder holder_of(const ObjectState& s) {
   if (!best && !(s.flux_reason_record && *s.flux_reason_record != s.flux_reason)) return h;
   h.after_windowctl = true;
   h.detail = (!best            ? std::string("the suspend reason changed")
-              : best_rank == 2 ? h.by + " set spec.suspend"
+              : best_rank == 2 ? h.by + " set " + s.pause_field
                                : h.by + " changed the suspend reason") +
              " after windowctl suspended it";
   return h;
 }
 
-ObjectState read_state(const json& obj) {
+std::string Pause::field() const { return annotation ? annotation : "spec.suspend"; }
+
+ObjectState read_state(const json& obj, const Pause& pause) {
   ObjectState s;
-  if (obj.contains("spec") && obj["spec"].is_object()) {
+  s.pause_field = pause.field();
+  if (pause.annotation) {
+    const json* annotations = section(obj, "annotations");
+    auto it = annotations ? annotations->find(pause.annotation) : json::const_iterator();
+    if (annotations && it != annotations->end()) {
+      if (it->is_string()) {
+        s.suspended = iequals_ascii(it->get_ref<const std::string&>(), pause.paused);
+      } else {
+        s.problem = std::string("its annotation ") + pause.annotation + " is a JSON " + it->type_name() +
+                    ", not a string: windowctl cannot tell whether it is paused";
+      }
+    }
+  } else if (obj.contains("spec") && obj["spec"].is_object()) {
     auto it = obj["spec"].find("suspend");
     s.suspended = it != obj["spec"].end() && it->is_boolean() && it->get<bool>();
   }
@@ -178,7 +195,7 @@ ObjectState read_state(const json& obj) {
     s.flux_reason_record = string_at(obj, "annotations", kFluxReasonRecordAnnotation);
   if (has_annotation(obj, kOperatorSuspendedByAnnotation))
     s.operator_suspended_by = string_at(obj, "annotations", kOperatorSuspendedByAnnotation);
-  s.writers = suspend_writers(obj);
+  s.writers = suspend_writers(obj, pause);
   s.reconcile_label = string_at(obj, "labels", kReconcileLabel);
   s.has_marks =
       std::any_of(std::begin(kMarkKeys), std::end(kMarkKeys), [&](const char* k) { return has_annotation(obj, k); });
@@ -246,8 +263,18 @@ PlanInput scheduled_input(const ObjectState& s, PlanInput in, SysTime now) {
   return in;
 }
 
-Decision decide(const json& obj, const PlanInput& in) {
-  const ObjectState s = read_state(obj);
+// The pause field's part of a patch: paused, or running as the kind's controller expects it.
+void set_paused(const Pause& pause, bool paused, json& spec, json& annotations) {
+  if (!pause.annotation) {
+    spec["suspend"] = paused ? json(true) : json(nullptr);  // removed, as flux resume does
+  } else {
+    annotations[pause.annotation] = paused ? json(pause.paused) : pause.running ? json(pause.running) : json(nullptr);
+  }
+}
+
+Decision decide(const json& obj, const PlanInput& in, const Pause& pause) {
+  const ObjectState s = read_state(obj, pause);
+  if (!s.problem.empty()) throw std::runtime_error(s.problem + "; nothing changed");
   Decision d;
   json annotations = json::object();
   json labels = json::object();
@@ -265,7 +292,7 @@ Decision decide(const json& obj, const PlanInput& in) {
     case Action::kClose:
       if (!s.suspended) {
         d.outcome = Outcome::kClosed;
-        spec["suspend"] = true;
+        set_paused(pause, true, spec, annotations);
         // Flux's place for it too, so `kubectl describe` and Flux tooling show why.
         const std::string flux_reason = !in.reason.empty()          ? in.reason
                                         : !in.window_reason.empty() ? in.window_reason
@@ -304,7 +331,7 @@ Decision decide(const json& obj, const PlanInput& in) {
       }
       if (s.suspended) {
         d.outcome = Outcome::kOpened;
-        spec["suspend"] = nullptr;  // removed, as flux resume does
+        set_paused(pause, false, spec, annotations);
         annotations[kRequestedAtAnnotation] = in.token;
         d.wait_for_token = true;
         d.event_reason = "WindowOpened";

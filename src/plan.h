@@ -45,6 +45,20 @@ inline constexpr const char* kOverrideAtAnnotation = "windowctl.io/override-at";
 inline constexpr const char* kOverrideByAnnotation = "windowctl.io/override-by";
 inline constexpr const char* kOverrideReasonAnnotation = "windowctl.io/override-reason";
 
+// How a kind pauses. Flux's own kinds: spec.suspend (true pauses; open removes it, as flux resume
+// does). Others pause through an annotation their controller reads (the Flux Operator's kinds,
+// source-watcher's ArtifactGenerator): its key, the value that pauses (compared
+// case-insensitively, as those controllers do) and what open writes, or nullptr to remove it.
+// The kinds table (kinds.cc) holds one per row; read_state and decide take it, so both ways run
+// the same path and differ only here.
+struct Pause {
+  const char* annotation = nullptr;  // nullptr: spec.suspend
+  const char* paused = nullptr;
+  const char* running = nullptr;
+  std::string field() const;  // for people: "spec.suspend", "fluxcd.controlplane.io/reconcile"
+};
+inline constexpr Pause kSpecSuspend{};
+
 enum class Action {
   kOpen,
   kClose,
@@ -82,12 +96,13 @@ struct PlanInput {
   std::string window_reason;
 };
 
-// A metadata.managedFields entry (not of a subresource) that owns spec.suspend or Flux's reason
-// annotation: the last manager to change that field's value (an Update takes only what it changed).
+// A metadata.managedFields entry (not of a subresource) that owns the pause field (spec.suspend,
+// or the kind's pause annotation) or Flux's reason annotation: the last manager to change that
+// field's value (an Update takes only what it changed).
 struct SuspendWriter {
   std::string manager;
   std::string time;      // the entry's time, as the server wrote it: its manager's last write
-  bool suspend = false;  // owns spec.suspend
+  bool suspend = false;  // owns the pause field
   bool reason = false;   // owns suspend.toolkit.fluxcd.io/reason
 };
 
@@ -102,7 +117,11 @@ struct Holder {
 };
 
 struct ObjectState {
-  bool suspended = false;
+  bool suspended = false;  // paused as the kind pauses (Pause)
+  // The pause field a server sent that windowctl cannot read (an annotation that is not a
+  // string): named, never taken as running. decide refuses to act on it; status shows it.
+  std::string problem;
+  std::string pause_field = "spec.suspend";  // Pause::field(), for the held detail
   // windowctl's suspension: suspended-by says windowctl and nobody suspended it again since
   // (holder_of). What open resumes without --force and adopt leaves alone.
   bool marked = false;
@@ -124,7 +143,7 @@ struct ObjectState {
   bool has_override = false;  // any override annotation present
 };
 
-ObjectState read_state(const nlohmann::json& object);
+ObjectState read_state(const nlohmann::json& object, const Pause& pause = kSpecSuspend);
 
 // The held rule. An object with windowctl's mark (suspended-by: windowctl) is no longer
 // windowctl's suspension, and open holds it, when someone else suspended it again since, i.e. any of:
@@ -133,11 +152,11 @@ ObjectState read_state(const nlohmann::json& object);
 //  2. the Flux Operator's fluxcd.controlplane.io/suspendedBy is present and not "windowctl", or
 //  3. a managedFields entry (not of a subresource) of a manager other than windowctl and the
 //     parents that apply objects from Git or charts (kustomize-controller, helm-controller, whose
-//     owning it is a manifest declaring spec.suspend: check's WC002) owns spec.suspend or Flux's
+//     owning it is a manifest declaring the pause field: check's WC002) owns the pause field or Flux's
 //     reason annotation and its time is after windowctl.io/suspended-at (whole seconds; without
 //     a readable suspended-at this rule cannot order the writes and says nothing).
 // Without the mark the holder is whoever the object names: the Flux Operator's user, else the
-// latest manager owning spec.suspend. Pure over read_state's fields.
+// latest manager owning the pause field. Pure over read_state's fields.
 Holder holder_of(const ObjectState& state);
 
 enum class Outcome { kOpened, kAlreadyOpen, kClosed, kAlreadyClosed, kHeld, kRelabeled, kAlreadyLabeled, kAdopted };
@@ -153,7 +172,8 @@ struct Decision {
   std::string held;             // kHeld (or adopted): who and why, Holder::detail; "" unknown
 };
 
-Decision decide(const nlohmann::json& object, const PlanInput& input);
+// Throws std::runtime_error on an object whose pause field it cannot read (ObjectState::problem).
+Decision decide(const nlohmann::json& object, const PlanInput& input, const Pause& pause = kSpecSuspend);
 
 // Someone else's reason as windowctl quotes it: a JSON string literal, cut at `max` (at least 4)
 // bytes on a character boundary (with "..."); "" when there is none.

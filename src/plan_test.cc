@@ -1017,3 +1017,144 @@ TEST_CASE("every state with a governing schedule: converged after one decision, 
             }
   CHECK(cases == 2 * 6 * 2 * 2 * 2 * 2);
 }
+
+namespace {
+
+constexpr Pause kOperatorPause{"fluxcd.controlplane.io/reconcile", "disabled", "enabled"};
+constexpr Pause kRemovedPause{"source.extensions.fluxcd.io/reconcile", "disabled", nullptr};
+
+// An object of a kind paused by an annotation: VALUE under the pause key (null: absent).
+json annotated(const Pause& pause, json value, json annotations = json::object()) {
+  json o = object(nullptr, annotations);
+  if (!value.is_null()) o["metadata"]["annotations"][pause.annotation] = value;
+  return o;
+}
+
+}  // namespace
+
+TEST_CASE("a kind paused by an annotation: close writes the paused value, open the running one, spec untouched") {
+  auto d = decide(annotated(kOperatorPause, nullptr), input(Action::kClose), kOperatorPause);
+  CHECK(d.outcome == Outcome::kClosed);
+  REQUIRE(d.patch);
+  CHECK_FALSE(d.patch->contains("spec"));
+  CHECK((*d.patch)["metadata"]["annotations"]["fluxcd.controlplane.io/reconcile"] == "disabled");
+  CHECK((*d.patch)["metadata"]["annotations"][kSuspendedByAnnotation] == "windowctl");
+  CHECK((*d.patch)["metadata"]["annotations"][kOperatorSuspendedByAnnotation] == "windowctl");
+  json closed = merged(annotated(kOperatorPause, nullptr), *d.patch);
+  CHECK(read_state(closed, kOperatorPause).suspended);
+  CHECK(read_state(closed, kOperatorPause).marked);
+  CHECK_FALSE(read_state(closed).suspended);  // as spec.suspend reads it: running
+  d = decide(closed, input(Action::kOpen), kOperatorPause);
+  CHECK(d.outcome == Outcome::kOpened);
+  CHECK(d.wait_for_token);
+  REQUIRE(d.patch);
+  CHECK_FALSE(d.patch->contains("spec"));
+  CHECK((*d.patch)["metadata"]["annotations"]["fluxcd.controlplane.io/reconcile"] == "enabled");
+  CHECK((*d.patch)["metadata"]["annotations"][kRequestedAtAnnotation] == "2026-11-22T08:00:00.000000001Z");
+  CHECK((*d.patch)["metadata"]["annotations"][kOperatorSuspendedByAnnotation].is_null());
+  // A kind whose controller expects the annotation gone: open removes it.
+  json ag = merged(annotated(kRemovedPause, nullptr),
+                   *decide(annotated(kRemovedPause, nullptr), input(Action::kClose), kRemovedPause).patch);
+  CHECK(ag["metadata"]["annotations"]["source.extensions.fluxcd.io/reconcile"] == "disabled");
+  d = decide(ag, input(Action::kOpen), kRemovedPause);
+  REQUIRE(d.patch);
+  CHECK((*d.patch)["metadata"]["annotations"]["source.extensions.fluxcd.io/reconcile"].is_null());
+  CHECK_FALSE(merged(ag, *d.patch)["metadata"]["annotations"].contains("source.extensions.fluxcd.io/reconcile"));
+}
+
+TEST_CASE("a kind paused by an annotation: its value in any case pauses, as the controllers compare it") {
+  for (const char* v : {"disabled", "Disabled", "DISABLED"})
+    CHECK(read_state(annotated(kOperatorPause, v), kOperatorPause).suspended);
+  for (const char* v : {"enabled", "", "disabled ", "false"})
+    CHECK_FALSE(read_state(annotated(kOperatorPause, v), kOperatorPause).suspended);
+  // spec.suspend means nothing to these kinds.
+  json o = annotated(kOperatorPause, nullptr);
+  o["spec"]["suspend"] = true;
+  CHECK_FALSE(read_state(o, kOperatorPause).suspended);
+}
+
+TEST_CASE("a pause annotation that is not a string is named, never read as running") {
+  for (json bad : {json(true), json(1), json::object(), json::array(), json(nullptr)}) {
+    json o = object(nullptr, {{"fluxcd.controlplane.io/reconcile", bad}});
+    CAPTURE(o.dump());
+    ObjectState s = read_state(o, kOperatorPause);
+    CHECK(s.problem.find("fluxcd.controlplane.io/reconcile is a JSON ") != std::string::npos);
+    for (Action a : {Action::kOpen, Action::kClose, Action::kAdopt}) {
+      CHECK_THROWS_WITH_AS(decide(o, input(a), kOperatorPause),
+                           doctest::Contains("its annotation fluxcd.controlplane.io/reconcile is a JSON"),
+                           std::runtime_error);
+    }
+  }
+}
+
+TEST_CASE("a kind paused by an annotation: held by its owner in managedFields, and by the Flux Operator's user") {
+  json closed = merged(annotated(kOperatorPause, nullptr),
+                       *decide(annotated(kOperatorPause, nullptr), input(Action::kClose), kOperatorPause).patch);
+  // Someone else writes the pause annotation after windowctl's mark: held, named by the field.
+  json again = closed;
+  again["metadata"]["managedFields"] = json::array(
+      {{{"manager", "flux-operator-cli"},
+        {"operation", "Update"},
+        {"time", "2026-11-23T09:00:00Z"},
+        {"fieldsV1",
+         {{"f:metadata", {{"f:annotations", {{"f:fluxcd.controlplane.io/reconcile", json::object()}}}}}}}}});
+  auto d = decide(again, input(Action::kOpen), kOperatorPause);
+  CHECK(d.outcome == Outcome::kHeld);
+  CHECK(d.held == "flux-operator-cli set fluxcd.controlplane.io/reconcile after windowctl suspended it");
+  // The same entry owning spec.suspend says nothing about this kind.
+  json spec_owner = closed;
+  spec_owner["metadata"]["managedFields"] =
+      json::array({{{"manager", "flux"},
+                    {"operation", "Update"},
+                    {"time", "2026-11-23T09:00:00Z"},
+                    {"fieldsV1", {{"f:spec", {{"f:suspend", json::object()}}}}}}});
+  CHECK(decide(spec_owner, input(Action::kOpen), kOperatorPause).outcome == Outcome::kOpened);
+  // The Flux Operator's web UI pauses it as alice (it writes disabled and suspendedBy).
+  json ui = annotated(kOperatorPause, "disabled", {{kOperatorSuspendedByAnnotation, "alice@example.com"}});
+  d = decide(ui, input(Action::kOpen), kOperatorPause);
+  CHECK(d.outcome == Outcome::kHeld);
+  CHECK(d.held == "alice@example.com via Flux Operator");
+  CHECK_FALSE(d.patch);
+  // Without its user, the latest manager owning the annotation is named.
+  json plain = annotated(kOperatorPause, "disabled");
+  plain["metadata"]["managedFields"] = again["metadata"]["managedFields"];
+  CHECK(read_state(plain, kOperatorPause).holder.detail == "flux-operator-cli");
+  // adopt marks it; then open resumes it.
+  d = decide(ui, input(Action::kAdopt), kOperatorPause);
+  CHECK(d.outcome == Outcome::kAdopted);
+  REQUIRE(d.patch);
+  json adopted = merged(ui, *d.patch);
+  CHECK(adopted["metadata"]["annotations"]["fluxcd.controlplane.io/reconcile"] == "disabled");
+  CHECK(decide(adopted, input(Action::kOpen), kOperatorPause).outcome == Outcome::kOpened);
+  // open --force resumes someone else's pause.
+  CHECK(decide(ui, input(Action::kOpen, true), kOperatorPause).outcome == Outcome::kOpened);
+}
+
+TEST_CASE(
+    "a kind paused by an annotation, every state and action: the goal is reached and a second decision is a no-op") {
+  json operator_suspended = kMarks;
+  operator_suspended[kOperatorSuspendedByAnnotation] = "alice";
+  int cases = 0;
+  for (const Pause* pause : {&kOperatorPause, &kRemovedPause})
+    for (json value : {json(nullptr), json("disabled"), json("Disabled"), json("enabled"), json("x")})
+      for (const json& ann : {json::object(), kMarks, json{{kReasonAnnotation, "stale"}}, operator_suspended})
+        for (Action action : {Action::kOpen, Action::kClose, Action::kAdopt})
+          for (bool force : {false, true}) {
+            ++cases;
+            json obj = annotated(*pause, value, ann);
+            PlanInput in = input(action, force, false, "r");
+            CAPTURE(obj.dump());
+            CAPTURE(static_cast<int>(action));
+            const ObjectState before = read_state(obj, *pause);
+            auto d = decide(obj, in, *pause);
+            json after = d.patch ? merged(obj, *d.patch) : obj;
+            const ObjectState s = read_state(after, *pause);
+            CHECK(after["spec"] == obj["spec"]);
+            if (action == Action::kClose) CHECK(s.suspended);
+            if (action == Action::kOpen && d.outcome != Outcome::kHeld) CHECK_FALSE(s.suspended);
+            if (action == Action::kOpen && d.outcome == Outcome::kHeld) CHECK(after == obj);
+            if (action == Action::kAdopt) CHECK(s.suspended == before.suspended);
+            CHECK_FALSE(decide(after, in, *pause).patch);
+          }
+  CHECK(cases == 2 * 5 * 4 * 3 * 2);
+}

@@ -214,12 +214,15 @@ json parse_list_page(std::string_view text, const std::function<void(json&&)>& o
         return true;
       case 5:
         if (!in_items || section != "metadata" || sub != "annotations") return true;
+        // ... and the pause annotations of the kinds that pause on one (kinds.cc).
         return starts_with_any(
-            key, {"windowctl.io/", "reconcile.fluxcd.io/", "suspend.toolkit.fluxcd.io/", "kustomize.toolkit.fluxcd.io/",
-                  "helm.toolkit.fluxcd.io/", kOperatorSuspendedByAnnotation});
+                   key, {"windowctl.io/", "reconcile.fluxcd.io/", "suspend.toolkit.fluxcd.io/",
+                         "kustomize.toolkit.fluxcd.io/", "helm.toolkit.fluxcd.io/", kOperatorSuspendedByAnnotation}) ||
+               is_pause_annotation(key);
       default: break;
     }
-    // managedFields: only who last wrote spec.suspend and Flux's reason, and when (the held rule).
+    // managedFields: only who last wrote the pause field (spec.suspend or a pause annotation) and
+    // Flux's reason, and when (the held rule).
     if (!in_items || section != "metadata" || sub != "managedFields") return true;
     switch (depth) {
       case 6: entry = key; return key == "manager" || key == "time" || key == "subresource" || key == "fieldsV1";
@@ -233,7 +236,7 @@ json parse_list_page(std::string_view text, const std::function<void(json&&)>& o
         return key == (trie[0] == "f:spec" ? "f:suspend" : "f:annotations");
       case 9:
         if (entry != "fieldsV1" || trie[0] != "f:metadata") return true;
-        return key == flux_reason_field;
+        return key == flux_reason_field || (key.rfind("f:", 0) == 0 && is_pause_annotation(key.substr(2)));
       default: return true;
     }
   };

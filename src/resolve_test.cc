@@ -63,6 +63,33 @@ TEST_CASE("list pages keep what windowctl reads and drop the bulk") {
   CHECK_FALSE(item["status"].contains("inventory"));
 }
 
+TEST_CASE("list pages keep a kind's pause annotation and who owns it, so a listed object reads as a fetched one") {
+  const Pause& pause = find_kind("ResourceSet")->pause;
+  const json original = json::parse(R"({
+      "metadata": {"name": "apps", "namespace": "flux-system", "resourceVersion": "5",
+                   "annotations": {"fluxcd.controlplane.io/reconcile": "disabled", "fluxcd.controlplane.io/suspendedBy": "alice",
+                                   "fluxcd.controlplane.io/reconcileEvery": "1h", "source.extensions.fluxcd.io/reconcile": "x"},
+                   "managedFields": [{"manager": "flux-operator-web", "time": "2026-11-23T09:00:00Z", "fieldsV1": {
+                       "f:metadata": {"f:annotations": {"f:fluxcd.controlplane.io/reconcile": {},
+                                                        "f:fluxcd.controlplane.io/reconcileEvery": {}}}}}]},
+      "spec": {"inputs": [{"huge": true}]}})");
+  std::vector<json> items;
+  parse_list_page(json{{"items", {original}}}.dump(), [&](json&& item) { items.push_back(std::move(item)); });
+  REQUIRE(items.size() == 1);
+  const json& ann = items[0]["metadata"]["annotations"];
+  CHECK(ann.size() == 3);  // the pause annotations of every kind, the Flux Operator's suspendedBy
+  CHECK_FALSE(ann.contains("fluxcd.controlplane.io/reconcileEvery"));
+  CHECK(items[0]["metadata"]["managedFields"][0]["fieldsV1"]["f:metadata"]["f:annotations"] ==
+        json{{"f:fluxcd.controlplane.io/reconcile", json::object()}});
+  CHECK_FALSE((items[0].contains("spec") && items[0]["spec"].contains("inputs")));
+  const ObjectState listed = read_state(items[0], pause), fetched = read_state(original, pause);
+  CHECK(listed.suspended);
+  CHECK(listed.holder.detail == fetched.holder.detail);
+  CHECK(listed.holder.detail == "alice via Flux Operator");
+  CHECK(listed.writers.size() == 1);
+  CHECK(listed.writers[0].suspend);
+}
+
 TEST_CASE("list pages: every item handed over in order") {
   std::vector<std::string> names;
   std::string malformed = "not set";
