@@ -132,9 +132,8 @@ class Cluster:
         """Another Kustomization/HelmRelease for a job to act on, shaped like a seeded one; an
         object of another Flux kind as its controller leaves it (fakekube/flux_samples)."""
         if resource not in ("kustomizations", "helmreleases"):
-            from fakekube.flux_samples import KINDS, put_sample
-            kind = next(k for k, v in KINDS.items() if v[0] == resource)
-            put_sample(self.api, kind, name, ns=ns or self.target_ns)
+            from fakekube.flux_samples import kind_of, put_sample
+            put_sample(self.api, kind_of(resource), name, ns=ns or self.target_ns)
             return
         if resource == "helmreleases" and like == "apps-rw":
             like = "podinfo"
@@ -194,7 +193,8 @@ class Cluster:
         return self.api.get(resource, ns or self.target_ns, name)
 
     def suspended(self, name, resource="kustomizations", ns=None):
-        return self.obj(name, resource, ns).get("spec", {}).get("suspend") is True
+        from fakekube.flux_samples import is_suspended
+        return is_suspended(self.obj(name, resource, ns))
 
     def annotations(self, name, resource="kustomizations", ns=None):
         return self.obj(name, resource, ns)["metadata"].get("annotations", {})

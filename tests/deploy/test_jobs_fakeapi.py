@@ -13,7 +13,7 @@ import pytest
 import yaml
 from hermetic_env import clean_env
 
-from fakekube.flux_samples import KINDS, resource_of
+from fakekube.flux_samples import ANNOTATION_KINDS, KINDS, resource_of
 
 from deploy_util import (KUSTOMIZE, NS, WINDOWCTL_TARGETS, job_args, job_namespace, of_kind, one, rel, render,
                          render_overlay, render_with_components)
@@ -45,7 +45,7 @@ def _targets(cronjob):
     --targets KIND/NAME entries of any kind."""
     args = job_args(cronjob)
     if args[1] == "--targets":
-        by_kind = {k.lower(): k for k in KINDS}
+        by_kind = {k.lower(): k for k in {**KINDS, **ANNOTATION_KINDS}}
         return [(resource_of(by_kind[k]), n) for k, n in (e.split("/") for e in args[2].split(","))]
     return [(_resource(args), n) for n in _names(cronjob)]
 
@@ -224,7 +224,8 @@ ALL_KINDS = render(KUSTOMIZE / "examples" / "all-kinds")
 ALL_KINDS_ROLE = one(ALL_KINDS, "Role", "windowctl")
 GROUP_DROPS = [(i, v) for i, rule in enumerate(ALL_KINDS_ROLE["rules"]) for v in rule["verbs"]
                if rule["apiGroups"][0].endswith(("source.toolkit.fluxcd.io", "image.toolkit.fluxcd.io",
-                                                 "notification.toolkit.fluxcd.io"))]
+                                                 "notification.toolkit.fluxcd.io", "fluxcd.controlplane.io",
+                                                 "source.extensions.fluxcd.io"))]
 
 
 @pytest.mark.parametrize("rule_index,verb", GROUP_DROPS,

@@ -40,6 +40,8 @@ GROUP_COMPONENTS = {
     "sources": ("source.toolkit.fluxcd.io", ["gitrepositories", "ocirepositories", "helmrepositories", "helmcharts", "buckets"]),
     "images": ("image.toolkit.fluxcd.io", ["imagerepositories", "imagepolicies", "imageupdateautomations"]),
     "notifications": ("notification.toolkit.fluxcd.io", ["alerts", "providers", "receivers"]),
+    "flux-operator": ("fluxcd.controlplane.io", ["resourcesets", "resourcesetinputproviders", "fluxinstances"]),
+    "artifactgenerators": ("source.extensions.fluxcd.io", ["artifactgenerators"]),
 }
 
 
