@@ -95,7 +95,8 @@ class Windowctl:
         return self.api.get(resource, ns, name)
 
     def suspended(self, name, ns="flux-system", resource=KS):
-        return self.obj(name, ns, resource).get("spec", {}).get("suspend") is True
+        from fakekube.flux_samples import is_suspended  # spec.suspend, or the kind's pause annotation
+        return is_suspended(self.obj(name, ns, resource))
 
     def patches(self):
         return [r for r in self.api.requests if r["method"] == "PATCH"]

@@ -2,21 +2,30 @@
 annotation: the real binary against the fake API server serving the real CRDs."""
 import json
 import pathlib
+import subprocess
 
 import pytest
 import yaml
+from hermetic_env import clean_env
 
-from e2e_util import KS, REPO, SA_RULES, SA_USER, Windowctl, json_out, lines
+from e2e_util import KS, REPO, SA_RULES, SA_USER, Windowctl, binary, json_out, lines
 from fakeapi import CRD_BUCKET_V1BETA2, CRD_HELMRELEASE, CRD_KUSTOMIZATION_V1_V1BETA2, FakeApiServer, crd_path
-from fakekube.flux_samples import KINDS, put_sample, resource_of
+from fakekube.flux_samples import ANNOTATION_KINDS, KINDS, PAUSE, put_sample, resource_of
 
 FLUX_REASON = "suspend.toolkit.fluxcd.io/reason"
 GROUPS = {"source.toolkit.fluxcd.io": ["gitrepositories", "ocirepositories", "helmrepositories", "helmcharts", "buckets"],
           "image.toolkit.fluxcd.io": ["imagerepositories", "imagepolicies", "imageupdateautomations"],
-          "notification.toolkit.fluxcd.io": ["alerts", "providers", "receivers"]}
+          "notification.toolkit.fluxcd.io": ["alerts", "providers", "receivers"],
+          "fluxcd.controlplane.io": ["resourcesets", "resourcesetinputproviders", "fluxinstances"],
+          "source.extensions.fluxcd.io": ["artifactgenerators"]}
 KIND_RULES = [{"namespace": "*", "apiGroups": [g], "resources": r, "verbs": ["get", "list", "patch"]}
               for g, r in GROUPS.items()]
-VERSION = {"Alert": "v1beta3", "Provider": "v1beta3"}  # every other kind of KINDS: v1
+VERSION = {"Alert": "v1beta3", "Provider": "v1beta3", "ArtifactGenerator": "v1beta1"}  # every other kind: v1
+# What open leaves in the pause annotation: the Flux Operator's own resume writes "enabled";
+# source-watcher's docs say remove it (or set Enabled).
+RUNNING = {"ResourceSet": "enabled", "ResourceSetInputProvider": "enabled", "FluxInstance": "enabled",
+           "ArtifactGenerator": None}
+OPERATOR_SUSPENDED_BY = "fluxcd.controlplane.io/suspendedBy"
 CRD_DIR = REPO / "tests" / "testdata" / "crds"
 
 
@@ -304,3 +313,197 @@ def test_a_listed_object_shows_the_revision_a_read_one_does(kw, api, kind):
     assert listed[name]["revision"] == read["revision"]
     assert listed[name]["ready"] == read["ready"]
     assert (read["revision"] is None) == (kind in ("Alert", "Provider", "Receiver"))
+
+
+# --- kinds paused by an annotation (the Flux Operator's, source-watcher's ArtifactGenerator) ---------
+
+@pytest.mark.parametrize("kind", sorted(ANNOTATION_KINDS))
+def test_close_status_open_each_annotation_paused_kind(kw, api, kind):
+    resource, _, _, revision = ANNOTATION_KINDS[kind]
+    key = PAUSE[kind]
+    put_sample(api, kind, "podinfo")
+    p = kw.run("close", "--kind", kind, "--kustomizations", "podinfo", "--reason", "release freeze")
+    assert p.returncode == 0, p.stderr
+    assert p.stdout == "flux-system/podinfo closed\n"
+    obj = api.get(resource, "flux-system", "podinfo")
+    ann = obj["metadata"]["annotations"]
+    assert ann[key] == "disabled" and "suspend" not in obj["spec"]
+    assert ann["windowctl.io/suspended-by"] == "windowctl" and ann[OPERATOR_SUSPENDED_BY] == "windowctl"
+    (patch,) = kw.patches()
+    version = VERSION.get(kind, "v1")
+    assert patch["path"] == f"/apis/{group_of(resource)}/{version}/namespaces/flux-system/{resource}/podinfo"
+    assert patch["query"].get("fieldManager") in ("windowctl", ["windowctl"])
+    body = json.loads(patch["body"])
+    assert body["metadata"]["resourceVersion"] and "spec" not in body  # conditional, the annotation only
+    assert [e["manager"] for e in obj["metadata"]["managedFields"]
+            if f"f:{key}" in e.get("fieldsV1", {}).get("f:metadata", {}).get("f:annotations", {})] == ["windowctl"]
+    (event,) = kw.events("WindowClosed")
+    assert event["involvedObject"]["kind"] == kind
+
+    p = kw.run("status", "--kind", resource, "--kustomizations", "podinfo", "-o", "json")
+    assert p.returncode == 0, p.stderr
+    (item,) = json_out(p)["results"]
+    assert (item["kind"], item["suspended"], item["suspendedBy"], item["reason"]) == (kind, True, "windowctl", "release freeze")
+    assert item["revision"] == revision and item["ready"] is True
+    p = kw.run("status", "--kind", resource, "podinfo")
+    assert p.returncode == 0 and " true " in lines(p.stdout)[1].lower(), p.stdout  # SUSPENDED
+
+    p = kw.run("open", "--kind", kind.upper(), "--kustomizations", "podinfo", "--wait", "--timeout", "20s",
+               "--poll-interval", "100ms")
+    assert p.returncode == 0, p.stderr
+    assert p.stdout == "flux-system/podinfo opened, ready\n"
+    obj = api.get(resource, "flux-system", "podinfo")
+    ann = obj["metadata"].get("annotations", {})
+    assert ann.get(key) == RUNNING[kind] and "windowctl.io/suspended-by" not in ann and OPERATOR_SUSPENDED_BY not in ann
+    token = ann["reconcile.fluxcd.io/requestedAt"]
+    assert obj["status"]["lastHandledReconcileAt"] == token  # the fake controller echoed it, as theirs do
+    assert not kw.suspended("podinfo", resource=resource)
+
+
+def operator_ui_suspend(api, resource, name, user):
+    """What the Flux Operator's web UI does (internal/web/resource_action.go setSuspension): the
+    pause annotation and who, written by its own field manager."""
+    obj = api.get(resource, "flux-system", name)
+    kind = next(k for k, v in ANNOTATION_KINDS.items() if v[0] == resource)
+    ann = obj["metadata"].setdefault("annotations", {})
+    ann[PAUSE[kind]] = "disabled"
+    ann[OPERATOR_SUSPENDED_BY] = user
+    api.put(resource, "flux-system", name, obj)
+
+
+@pytest.mark.parametrize("kind", ["ResourceSet", "ArtifactGenerator"])
+def test_an_annotation_paused_kind_held_adopted_and_forced(kw, api, kind):
+    resource = resource_of(kind)
+    alias = {"ResourceSet": "rset", "ArtifactGenerator": "ag"}[kind]
+    put_sample(api, kind, "podinfo")
+    operator_ui_suspend(api, resource, "podinfo", "alice@example.com")
+    p = kw.run("open", "--targets", f"{alias}/podinfo")
+    assert p.returncode == 0, p.stderr
+    assert p.stdout == (f"{kind.lower()}/flux-system/podinfo held: suspended by someone else "
+                        "(alice@example.com via Flux Operator)\n"), p.stdout
+    assert "alice@example.com via Flux Operator" in p.stderr
+    assert not kw.patches() and kw.suspended("podinfo", resource=resource)
+    (item,) = json_out(kw.run("status", "--targets", f"{alias}/podinfo", "-o", "json"))["results"]
+    assert (item["suspended"], item["suspendedBy"]) == (True, "someone else")
+    assert kw.run("status", "--targets", f"{alias}/podinfo", "--fail-on-held").returncode != 0
+
+    # After windowctl's own close, someone pausing it again in the UI holds it too.
+    p = kw.run("adopt", "--targets", f"{alias}/podinfo")
+    assert p.returncode == 0 and p.stdout.startswith(f"{kind.lower()}/flux-system/podinfo adopted"), p.stdout
+    ann = api.get(resource, "flux-system", "podinfo")["metadata"]["annotations"]
+    assert ann["windowctl.io/suspended-by"] == "windowctl" and ann[OPERATOR_SUSPENDED_BY] == "windowctl"
+    assert ann[PAUSE[kind]] == "disabled"
+    p = kw.run("open", "--targets", f"{alias}/podinfo")
+    assert p.stdout == f"{kind.lower()}/flux-system/podinfo opened\n", p.stdout
+    assert not kw.suspended("podinfo", resource=resource)
+    assert kw.run("close", "--targets", f"{alias}/podinfo").returncode == 0
+    operator_ui_suspend(api, resource, "podinfo", "bob")
+    p = kw.run("open", "--targets", f"{alias}/podinfo")
+    assert "held: suspended by someone else (bob suspended it in the Flux Operator after windowctl did)" in p.stdout
+    p = kw.run("open", "--force", "--targets", f"{alias}/podinfo")
+    assert p.stdout == f"{kind.lower()}/flux-system/podinfo opened\n", p.stdout
+    assert not kw.suspended("podinfo", resource=resource)
+
+
+def test_an_annotation_paused_kind_overridden_for_a_while(kw, api):
+    put_sample(api, "FluxInstance", "flux")
+    p = kw.run("close", "--targets", "fluxinstance/flux", "--for", "2h", "--reason", "INC-9")
+    assert p.returncode == 0 and "closed, closed until " in p.stdout, p.stdout
+    ann = api.get("fluxinstances", "flux-system", "flux")["metadata"]["annotations"]
+    assert ann["fluxcd.controlplane.io/reconcile"] == "disabled" and ann["windowctl.io/override"] == "closed"
+    p = kw.run("open", "--scheduled", "--targets", "instance/flux")
+    assert p.returncode == 0 and "kept closed by override closed until" in p.stdout, p.stdout
+    assert kw.suspended("flux", resource="fluxinstances")
+
+
+def test_annotation_paused_kinds_with_all_namespaces_selectors_and_mixed_targets(kw, api):
+    put_sample(api, "ResourceSet", "apps")
+    put_sample(api, "ResourceSet", "tenants", ns="apps")
+    put_sample(api, "ResourceSetInputProvider", "prs")
+    put_sample(api, "ArtifactGenerator", "podinfo")
+    p = kw.run("close", "-A", "--all", "--kind", "rset")
+    assert p.returncode == 0, p.stderr
+    assert sorted(lines(p.stdout)) == ["apps/tenants closed", "flux-system/apps closed"]
+    assert kw.suspended("tenants", "apps", "resourcesets") and kw.suspended("apps", resource="resourcesets")
+    rows = json_out(kw.run("status", "-A", "--kind", "ResourceSet", "-o", "json"))["results"]
+    assert sorted((r["namespace"], r["name"], r["suspended"]) for r in rows) == [
+        ("apps", "tenants", True), ("flux-system", "apps", True)]
+    # One run over kinds of four API groups, both ways of pausing.
+    p = kw.run("close", "--targets", "ks/apps-rw,rsip/prs,ag/podinfo,resourceset/apps", "--reason", "INC-7")
+    assert p.returncode == 0, p.stderr
+    assert lines(p.stdout) == ["kustomization/flux-system/apps-rw closed",
+                               "resourcesetinputprovider/flux-system/prs closed",
+                               "artifactgenerator/flux-system/podinfo closed", "resourceset/flux-system/apps already closed"]
+    assert kw.suspended("prs", resource="resourcesetinputproviders") and kw.suspended("podinfo", resource="artifactgenerators")
+    p = kw.run("open", "--targets", "ks/apps-rw,rsip/prs,ag/podinfo,resourceset/apps", "--wait", "--timeout", "20s",
+               "--poll-interval", "100ms")
+    assert p.returncode == 0, p.stderr
+    assert all(line.endswith("opened, ready") for line in lines(p.stdout)), p.stdout
+    assert kw.suspended("tenants", "apps", "resourcesets")  # not named: still closed
+
+
+def test_a_pause_annotation_that_is_not_a_string_fails_that_target_named(kw, api):
+    put_sample(api, "ResourceSet", "odd")
+    obj = api.get("resourcesets", "flux-system", "odd")
+    obj["metadata"]["annotations"]["fluxcd.controlplane.io/reconcile"] = {"disabled": True}
+    api.put("resourcesets", "flux-system", "odd", obj)
+    for command in ("close", "open", "status"):
+        p = kw.run(command, "--targets", "rset/odd,ks/apps-rt")
+        assert p.returncode == 1, (command, p.stdout, p.stderr)
+        assert "fluxcd.controlplane.io/reconcile is a JSON object, not a string" in p.stderr, p.stderr
+    assert not kw.patches() or all("apps-rt" in r["path"] for r in kw.patches())
+
+
+def test_completion_and_help_list_the_annotation_paused_kinds(kw):
+    for shell in ("bash", "zsh", "fish"):
+        p = kw.run("completion", shell)
+        assert p.returncode == 0, p.stderr
+        for kind in ANNOTATION_KINDS:
+            assert kind.lower() in p.stdout, (shell, kind)
+    p = kw.run("close", "--help")
+    assert "ResourceSet (rset), ResourceSetInputProvider (rsip,inputprovider), FluxInstance (instance), ArtifactGenerator (ag)" in p.stdout
+
+
+CLOSE_RSET_JOB = """apiVersion: batch/v1
+kind: CronJob
+metadata: {name: windowctl-close, namespace: flux-system}
+spec:
+  schedule: "0 17 * * 4"
+  jobTemplate:
+    spec:
+      template:
+        spec:
+          serviceAccountName: windowctl
+          restartPolicy: Never
+          containers:
+          - name: windowctl
+            image: registry.example.com/platform/windowctl:0.2.0
+            args: ["close", "--targets", "resourceset/tenants,ag/podinfo"]
+"""
+
+
+@pytest.mark.parametrize("declared", [True, False])
+def test_check_knows_a_manifest_that_declares_the_pause_annotation(declared):
+    """WC002's analogue: the Kustomization applying a ResourceSet whose manifest declares
+    fluxcd.controlplane.io/reconcile re-applies it over every close."""
+    ann = '{"fluxcd.controlplane.io/reconcile": enabled}' if declared else "{team: a}"
+    manifests = CLOSE_RSET_JOB + f"""---
+apiVersion: fluxcd.controlplane.io/v1
+kind: ResourceSet
+metadata: {{name: tenants, namespace: flux-system, annotations: {ann}}}
+spec: {{}}
+---
+apiVersion: source.extensions.fluxcd.io/v1beta1
+kind: ArtifactGenerator
+metadata: {{name: podinfo, namespace: flux-system}}
+spec: {{}}
+"""
+    p = subprocess.run([binary(), "check", "-f", "-", "-o", "json"], input=manifests, capture_output=True, text=True,
+                       timeout=60, env=clean_env())
+    found = [f for f in json.loads(p.stdout)["findings"] if f["id"] == "WC002"]
+    if declared:
+        (f,) = found
+        assert f["object"] == "CronJob/flux-system/windowctl-close"
+        assert "ResourceSet flux-system/tenants is applied with fluxcd.controlplane.io/reconcile set" in f["message"], f
+    else:
+        assert not found, p.stdout
