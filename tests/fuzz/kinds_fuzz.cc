@@ -8,6 +8,7 @@
 #include <chrono>
 #include <cstdint>
 #include <nlohmann/json.hpp>
+#include <stdexcept>
 #include <string>
 
 #include "check_online.h"
@@ -56,10 +57,10 @@ extern "C" int LLVMFuzzerTestOneInput(const std::uint8_t* data, std::size_t size
   LiveFacts facts;
   facts.server = parse_server_version(object);
   facts.jobs.push_back({"CronJob/flux-system/close", true, relabel, "Europe/Zurich", {"Kustomization/flux-system/x"}});
-  facts.targets.push_back({"Kustomization/flux-system/x", LiveRead::kFound, "", object});
+  facts.targets.push_back({"Kustomization/flux-system/x", LiveRead::kFound, "", object, kind.pause});
   for (const auto& f : check_live(facts)) {
     FUZZ_CHECK(f.severity == "error" || f.severity == "warning", f.severity);
-    if (f.id == "WC002") FUZZ_CHECK(!relabel && !parent_declaring_suspend(object).empty());
+    if (f.id == "WC002") FUZZ_CHECK(!relabel && !parent_declaring_suspend(object, kind.pause).empty());
     (void)render_findings({f}, true);
   }
 
@@ -78,13 +79,23 @@ extern "C" int LLVMFuzzerTestOneInput(const std::uint8_t* data, std::size_t size
   plan.reason = utf8_prefix(reason, 1024);  // main refuses a --reason that is not UTF-8
   plan.now = "2026-11-22T08:00:00Z";
   plan.token = "2026-11-22T08:00:00.000000001Z";
-  Decision d = decide(object, plan);
+  // As the kind pauses: spec.suspend, or its annotation, which decide refuses to read when it is
+  // not a string (the only way it throws).
+  const ObjectState state = read_state(object, kind.pause);
+  Decision d;
+  try {
+    d = decide(object, plan, kind.pause);
+  } catch (const std::runtime_error& e) {
+    FUZZ_CHECK(!state.problem.empty(), e.what());
+    return 0;
+  }
+  FUZZ_CHECK(state.problem.empty());
   if (d.patch) {
     (void)d.patch->dump();
     json after = object;
     after.merge_patch(*d.patch);
     FUZZ_CHECK(patch_visible(after, *d.patch), "patch not visible once applied: " + d.patch->dump());
-    Decision again = decide(after, plan);
+    Decision again = decide(after, plan, kind.pause);
     FUZZ_CHECK(!again.patch, "a second decision writes again: " + again.patch->dump());
   }
   return 0;

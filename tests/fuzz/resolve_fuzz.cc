@@ -31,12 +31,15 @@ std::string seen(const json& item) {
   const KindAdapter& ks = *find_kind("ks");
   const KindAdapter& hr = *find_kind("hr");
   ObjectState s = read_state(item);
+  // And as a kind paused by an annotation reads it: the LIST keeps that annotation and its owner.
+  ObjectState a = read_state(item, find_kind("rset")->pause);
   Condition ready = find_condition(item, "Ready");
   return metadata_string(item, "name") + "|" + metadata_string(item, "namespace") + "|" + (s.suspended ? "S" : "-") +
          (s.marked ? "M" : "-") + s.suspended_at + "|" + s.reason + "|" + s.reconcile_label + "|" + s.override_state +
          "|" + s.override_until + "|" + ready.status + ready.reason + ready.message +
          std::to_string(ready.observed_generation) + "|" + ks.revision(item) + "|" + hr.revision(item) + "|" +
-         evaluate_readiness(item, "t").message;
+         evaluate_readiness(item, "t").message + "|" + (a.suspended ? "S" : "-") + (a.marked ? "M" : "-") + a.problem +
+         "|" + a.holder.detail;
 }
 
 // The shape parse_list_page demands, read from a plain parse (which keeps the last of duplicate
