@@ -172,16 +172,18 @@ ObjectState read_state(const json& obj, const Pause& pause) {
   ObjectState s;
   s.pause_field = pause.field();
   if (pause.annotation) {
-    const json* annotations = section(obj, "annotations");
-    auto it = annotations ? annotations->find(pause.annotation) : json::const_iterator();
-    if (annotations && it != annotations->end()) {
-      if (it->is_string()) {
-        s.suspended = iequals_ascii(it->get_ref<const std::string&>(), pause.paused);
-      } else {
-        s.problem = std::string("its annotation ") + pause.annotation + " is a JSON " + it->type_name() +
-                    ", not a string: windowctl cannot tell whether it is paused";
-      }
+    // Named when unreadable, never taken as absent (running): the annotations map, then the value.
+    const json* annotations = field_path(obj, {"metadata", "annotations"});
+    const json* value = annotations ? field(*annotations, pause.annotation) : nullptr;
+    if (annotations && !annotations->is_object() && !annotations->is_null()) {
+      s.problem = std::string("its metadata.annotations is a JSON ") + annotations->type_name() + ", not an object";
+    } else if (value && !value->is_string()) {
+      s.problem =
+          std::string("its annotation ") + pause.annotation + " is a JSON " + value->type_name() + ", not a string";
+    } else if (value) {
+      s.suspended = iequals_ascii(value->get_ref<const std::string&>(), pause.paused);
     }
+    if (!s.problem.empty()) s.problem += ": windowctl cannot tell whether it is paused";
   } else if (obj.contains("spec") && obj["spec"].is_object()) {
     auto it = obj["spec"].find("suspend");
     s.suspended = it != obj["spec"].end() && it->is_boolean() && it->get<bool>();

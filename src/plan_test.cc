@@ -1085,6 +1085,15 @@ TEST_CASE("a pause annotation that is not a string is named, never read as runni
                            std::runtime_error);
     }
   }
+  // The annotations map itself not an object: named too (a null one is none, as Kubernetes reads it).
+  json o = object(nullptr);
+  o["metadata"]["annotations"] = "fluxcd.controlplane.io/reconcile=disabled";
+  CHECK(read_state(o, kOperatorPause).problem ==
+        "its metadata.annotations is a JSON string, not an object: windowctl cannot tell whether it is paused");
+  CHECK(read_state(o).problem.empty());  // spec.suspend kinds do not read it for their pause
+  o["metadata"]["annotations"] = nullptr;
+  CHECK(read_state(o, kOperatorPause).problem.empty());
+  CHECK_FALSE(read_state(o, kOperatorPause).suspended);
 }
 
 TEST_CASE("a kind paused by an annotation: held by its owner in managedFields, and by the Flux Operator's user") {
