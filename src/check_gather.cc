@@ -330,7 +330,8 @@ class Gatherer {
         if (a != std::string::npos && a != b) windowed_ns.insert(key.substr(a + 1, b - a - 1));
       }
     }
-    // WC001: who else in those namespaces dependsOn a windowed object.
+    // WC001: who else in those namespaces dependsOn a windowed object; WC016: what else there
+    // applies an object that a windowed Kustomization applies.
     for (const char* name : {"Kustomization", "HelmRelease"}) {
       const KindAdapter* kind = find_kind(name);
       std::string v = kind ? version(*kind) : "";
@@ -343,7 +344,9 @@ class Gatherer {
         if (!error.empty()) {
           facts_.unread.push_back({object_key("Namespace", "", wns),
                                    std::string(kind->plural) + "." + std::string(kind->group) + " in " + wns,
-                                   {"WC001"},
+                                   // WC016 compares the Kustomizations' inventories too
+                                   kind->kind == "Kustomization" ? std::vector<std::string>{"WC001", "WC016"}
+                                                                 : std::vector<std::string>{"WC001"},
                                    error});
         }
       }

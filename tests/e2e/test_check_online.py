@@ -384,6 +384,13 @@ def test_wc016_an_object_a_windowed_and_a_real_time_kustomization_both_apply(set
     text = wctl.run("check")
     assert text.returncode == 1
     assert "error WC016 Service/apps/podinfo: applied by Kustomization flux-system/apps-rw" in text.stdout
+    # The Kustomizations beside apps-rw unreadable: WC016 is said unchecked, never passed in silence.
+    api.add_fault("GET", r"/namespaces/flux-system/kustomizations$", count=None, status=403)
+    _, found = check(wctl)
+    assert ids(found) == [("WC017", "Namespace/flux-system")], found
+    assert "kustomizations.kustomize.toolkit.fluxcd.io in flux-system" in found[0]["message"]
+    assert "WC001, WC016 were not checked" in found[0]["message"]
+    api.clear_faults()
     # Both in the window: nothing left to fight over.
     cronjob(api, "close", ["close", "--kustomizations", "apps-rw,apps-rt,infra", "--relabel"])
     assert check(wctl)[1] == []
