@@ -2,7 +2,6 @@
 
 #include <algorithm>
 #include <cstdint>
-#include <map>
 #include <set>
 #include <unordered_map>
 
@@ -23,11 +22,10 @@ std::string who(const std::string& key) {
 
 // "Kustomization a/b, Kustomization c/d and 3 more": a finding stays one readable line however
 // many Kustomizations apply the object.
-template <class Each>
-std::string names(std::size_t n, Each each) {
+std::string names(const std::vector<std::string>& all) {
   std::string out;
-  for (std::size_t i = 0; i < n && i < 3; ++i) out += (i ? ", " : "") + each(i);
-  if (n > 3) out += " and " + std::to_string(n - 3) + " more";
+  for (std::size_t i = 0; i < all.size() && i < 3; ++i) out += (i ? ", " : "") + all[i];
+  if (all.size() > 3) out += " and " + std::to_string(all.size() - 3) + " more";
   return out;
 }
 
@@ -131,44 +129,46 @@ std::vector<Finding> shared_objects(const std::vector<Owner>& owners, const Wind
     }
   }
 
-  std::map<std::size_t, std::string> windows;  // asked once per owner
+  std::vector<std::string> windows(owners.size());  // asked once per owner
+  std::vector<char> asked(owners.size());
   auto window = [&](std::uint32_t o) -> const std::string& {
-    auto it = windows.find(o);
-    return it != windows.end() ? it->second : windows.emplace(o, window_of(o)).first->second;
+    if (!asked[o]) windows[o] = window_of(o), asked[o] = 1;
+    return windows[o];
   };
   for (const auto& [id, list] : by_id) {
     if (list.size() < 2) continue;
-    std::vector<std::uint32_t> windowed, live;
-    for (auto o : list) (owners[o].windowed_by.empty() ? live : windowed).push_back(o);
-    if (windowed.empty()) continue;  // real-time owners alone: no window involved
+    std::vector<std::string> windowed, live, labelled;  // their names; the windowed with their job
+    std::vector<std::uint32_t> in_window;
+    std::set<std::string> jobs;
+    for (auto o : list) {
+      const Owner& w = owners[o];
+      if (w.windowed_by.empty()) {
+        live.push_back(who(w.key));
+        continue;
+      }
+      in_window.push_back(o);
+      windowed.push_back(who(w.key));
+      labelled.push_back(windowed.back() + " (window of " + w.windowed_by.front() + ")");
+      jobs.insert(w.windowed_by.begin(), w.windowed_by.end());
+    }
+    // Windows are compared only where no real-time owner already makes it an error.
+    bool differ = live.empty() && std::any_of(in_window.begin(), in_window.end(),
+                                              [&](std::uint32_t o) { return window(o) != window(in_window.front()); });
+    if (windowed.empty() || (live.empty() && !differ)) continue;
     auto parsed = *parse_inventory_id(id);
     const std::string object = object_key(parsed.kind, parsed.ns, parsed.name);
-    std::set<std::string> jobs;
-    for (auto o : windowed) jobs.insert(owners[o].windowed_by.begin(), owners[o].windowed_by.end());
-    std::vector<std::string> job_list(jobs.begin(), jobs.end());
-    const std::string windowed_names =
-        names(windowed.size(), [&](std::size_t i) { return who(owners[windowed[i]].key); });
     if (!live.empty()) {
       add("error", object,
-          "applied by " + windowed_names + ", which the window of " +
-              names(job_list.size(), [&](std::size_t i) { return job_list[i]; }) + " suspends, and by " +
-              names(live.size(), [&](std::size_t i) { return who(owners[live[i]].key); }) +
+          "applied by " + names(windowed) + ", which the window of " + names({jobs.begin(), jobs.end()}) +
+              " suspends, and by " + names(live) +
               ", which no window suspends: it changes while the window is closed, and they undo each other's "
               "changes; apply it from one Kustomization only");
-      continue;
+    } else {
+      add("warning", object,
+          "applied by " + names(labelled) +
+              ", whose windows differ: it changes whenever one of the windows is open, and they undo each other's "
+              "changes; apply it from one Kustomization only, or put both in the same window");
     }
-    bool differ = std::any_of(windowed.begin() + 1, windowed.end(),
-                              [&](std::uint32_t o) { return window(o) != window(windowed.front()); });
-    if (!differ) continue;
-    add("warning", object,
-        "applied by " +
-            names(windowed.size(),
-                  [&](std::size_t i) {
-                    const Owner& w = owners[windowed[i]];
-                    return who(w.key) + " (window of " + w.windowed_by.front() + ")";
-                  }) +
-            ", whose windows differ: it changes whenever one of the windows is open, and they undo each other's "
-            "changes; apply it from one Kustomization only, or put both in the same window");
   }
   sort_findings(out);
   return out;
