@@ -7,6 +7,7 @@
 #include <tuple>
 
 #include "check_model.h"
+#include "check_owners.h"
 #include "command_table.h"
 #include "config.h"
 #include "json_read.h"
@@ -471,6 +472,61 @@ struct Checker {
     }
   }
 
+  // WC016 (live): an object that a windowed Kustomization and another one both apply
+  // (check_owners.h). Windowed is m.windowed, the jobs' own targets; manifests hold no inventory,
+  // so offline the command says so instead (owners_offline_note).
+  void shared_owners() {
+    if (!scope.live) return;
+    std::map<std::string, std::vector<const WindowJob*>> acting;  // the jobs that run on each target
+    for (const auto& job : m.jobs)
+      if (!job.suspended && job.args_problem.empty())
+        for (const auto& t : job.targets) acting[t].push_back(&job);
+    std::vector<Owner> owners;
+    for (const json* obj : m.all) {
+      if (string_at(*obj, "kind") != "Kustomization") continue;
+      Owner o{object_key("Kustomization", namespace_of(*obj), name_of(*obj)), obj, {}};
+      if (m.windowed.count(o.key))
+        for (const WindowJob* j : acting[o.key])
+          if (j->windowing()) o.windowed_by.push_back(j->key);
+      owners.push_back(std::move(o));
+    }
+    auto found = shared_objects(owners, [&](std::size_t i) {
+      std::set<std::string> windows;  // of every job that runs on it, open jobs included
+      for (const WindowJob* j : acting[owners[i].key]) windows.insert(window_of(*j, *owners[i].object));
+      std::string all;
+      for (const auto& w : windows) all += w + "\n";
+      return all;
+    });
+    out.insert(out.end(), found.begin(), found.end());
+  }
+
+  // A job's window for one target as the schedule rules model it, for WC016 to compare: the next
+  // runs of an open or close job (so "0 8 * * MON" and "0 8 * * 1" are one window, another zone
+  // is not), or the next intervals of the schedule a sync job evaluates for that target (its
+  // annotations, else the job's flags); its CronJob's own schedule is only the tick.
+  std::string window_of(const WindowJob& job, const json& target) {
+    constexpr int kCompared = 16;
+    std::string w = job.command;
+    auto put = [&](SysTime t) { w += " " + std::to_string(duration_cast<seconds>(t.time_since_epoch()).count()); };
+    if (job_runs(job, CommandId::kSync)) {
+      try {
+        if (auto s = schedule_for(target, job.windows)) {
+          for (const auto& i : next_windows(*s, now, kCompared)) {
+            put(i.start);
+            put(i.end);
+          }
+        }
+      } catch (const ConfigError&) {
+        w += " invalid";  // WC010 names it
+      }
+    } else if (const auto& r = runs(job)) {
+      for (std::size_t i = 0; i < r->next.size() && i < kCompared; ++i) put(r->next[i]);
+    } else {
+      w += " \"" + job.schedule + "\" " + job.time_zone;  // not a cron check reads: compared as written
+    }
+    return w;
+  }
+
   // WC022: nothing to check.
   void no_window_job() {
     if (scope.live || !m.jobs.empty()) return;
@@ -501,6 +557,7 @@ std::vector<Finding> check_objects(const std::vector<json>& objects, SysTime now
   c.service_accounts();
   c.half_pairs();
   c.placeholder_images();
+  c.shared_owners();
   c.no_window_job();
   sort_findings(c.out);
   return c.out;

@@ -12,6 +12,7 @@
 #include "api_error.h"
 #include "check_model.h"
 #include "check_online.h"
+#include "check_owners.h"
 #include "fleet.h"
 #include "json_read.h"
 #include "kinds.h"
@@ -310,6 +311,7 @@ class Gatherer {
       if (!in_model.insert(key).second) return;
       if (json* meta = item.contains("metadata") ? &item["metadata"] : nullptr; meta && meta->is_object())
         meta->erase("managedFields");  // the rules read none of it here; it is most of an object's size
+      // status stays: WC016 reads each Kustomization's status.inventory.entries (check_owners.h).
       facts_.model.push_back(std::move(item));
     };
     for (const auto& o : facts_.model) in_model.insert(object_key(string_at(o, "kind"), namespace_of(o), name_of(o)));
@@ -328,7 +330,8 @@ class Gatherer {
         if (a != std::string::npos && a != b) windowed_ns.insert(key.substr(a + 1, b - a - 1));
       }
     }
-    // WC001: who else in those namespaces dependsOn a windowed object.
+    // WC001: who else in those namespaces dependsOn a windowed object; WC016: what else there
+    // applies an object that a windowed Kustomization applies.
     for (const char* name : {"Kustomization", "HelmRelease"}) {
       const KindAdapter* kind = find_kind(name);
       std::string v = kind ? version(*kind) : "";
@@ -341,7 +344,9 @@ class Gatherer {
         if (!error.empty()) {
           facts_.unread.push_back({object_key("Namespace", "", wns),
                                    std::string(kind->plural) + "." + std::string(kind->group) + " in " + wns,
-                                   {"WC001"},
+                                   // WC016 compares the Kustomizations' inventories too
+                                   kind->kind == "Kustomization" ? std::vector<std::string>{"WC001", "WC016"}
+                                                                 : std::vector<std::string>{"WC001"},
                                    error});
         }
       }
@@ -393,7 +398,10 @@ int run_check_online(Client& client, const CommandOptions& options, const std::v
                      ContextRun* into) {
   std::vector<Finding> findings;
   std::vector<JobTargets> jobs;
-  if (!files.empty()) findings = check_objects(parse_manifests(read_manifest_sources(files)), at, &jobs);
+  if (!files.empty()) {
+    findings = check_objects(parse_manifests(read_manifest_sources(files)), at, &jobs);
+    if (std::string note = owners_offline_note(jobs); !note.empty()) spdlog::info("{}", note);
+  }
   const LiveFacts facts = Gatherer(client).gather(options);
   // The offline rules over what the cluster holds (one engine: live adds facts, not other rules).
   if (!facts.model.empty()) {

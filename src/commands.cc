@@ -11,6 +11,7 @@
 #include "apply.h"
 #include "check.h"
 #include "check_online.h"
+#include "check_owners.h"
 #include "cli.h"
 #include "completion.h"
 #include "config.h"
@@ -240,6 +241,7 @@ int run_offline(const CommandLine& cli, const Build& build, SysTime at, const Ku
       std::vector<JobTargets> jobs;
       auto findings = check_objects(objects, at, &jobs);
       std::cout << render_findings(findings, json_output, jobs);
+      if (std::string note = owners_offline_note(jobs); !note.empty()) spdlog::info("{}", note);
       // Silence would not tell a user whether check read what they meant it to read.
       if (findings.empty()) spdlog::info("no findings in {} object{}", objects.size(), objects.size() == 1 ? "" : "s");
       return has_error(findings) ? kExitFailed : kExitOk;

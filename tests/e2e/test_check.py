@@ -26,6 +26,18 @@ def findings(proc):
     return json.loads(proc.stdout)["findings"]
 
 
+# Offline, WC016 cannot be checked (only the cluster has the Kustomizations' status.inventory):
+# check says so in one line when its jobs window a Kustomization.
+WC016_NOTE = " info WC016 (an object that a windowed and another Kustomization both apply) not checked: "
+
+
+def read_line(proc):
+    """The line saying what check read, after the WC016 note (once) when there is one."""
+    lines = proc.stderr.splitlines()
+    assert len(lines) <= 2 and all(WC016_NOTE in line for line in lines[:-1]), lines
+    return lines[-1]
+
+
 def test_every_rule_has_a_triggering_and_a_clean_set():
     assert RULES == [f"WC{n:03}" for n in range(1, 11)]
     for rule in RULES:
@@ -53,7 +65,7 @@ def test_triggering_set(rule):
 def test_clean_set(rule):
     p = check("-f", str(DATA / f"{rule}-good"))
     assert (p.returncode, p.stdout) == (0, "")
-    (line,) = p.stderr.splitlines()  # what it read, and nothing else
+    line = read_line(p)  # what it read, and nothing else
     assert " info no findings in " in line, line
 
 
@@ -66,6 +78,21 @@ def test_files_and_stdin_combine():
     # Without the jobs the Kustomization is not windowed, and check says it had no job to check.
     p = check("-f", str(DATA / "WC001-bad" / "kustomizations.yaml"), "-o", "json")
     assert (p.returncode, [(f["id"], f["object"]) for f in findings(p)]) == (0, [("WC022", "input")])
+
+
+def test_offline_wc016_is_said_unchecked_once():
+    """Manifests hold no inventory: check says once that WC016 needs the cluster, whatever the
+    number of files and windowed Kustomizations, and neither guesses a finding nor says it when
+    no job windows a Kustomization."""
+    jobs = (DATA / "WC001-bad" / "jobs.yaml").read_text()
+    for args in (["-o", "json"], []):
+        p = check("-f", "-", "-f", str(DATA / "WC001-bad" / "kustomizations.yaml"), "-f", str(DATA / "WC002-bad"),
+                  *args, stdin=jobs)
+        assert p.returncode == 1
+        assert p.stderr.count(WC016_NOTE) == 1, p.stderr
+        assert "run check against the cluster" in p.stderr and "WC016" not in p.stdout
+    p = check("-f", str(DATA / "WC001-bad" / "kustomizations.yaml"))  # no job
+    assert p.returncode == 0 and "WC016" not in p.stderr, p.stderr
 
 
 @pytest.mark.parametrize("args,stdin,message", [
@@ -196,7 +223,7 @@ def test_at_makes_a_run_repeatable_and_a_clean_run_says_what_it_read():
         assert p.returncode == 1 and [f["id"] for f in findings(p)] == ["WC005"], p.stderr
     p = check("-f", str(DATA / "WC005-good"), "--at", "2026-01-05T00:00:00Z")
     assert p.returncode == 0 and p.stdout == ""
-    (line,) = p.stderr.splitlines()
+    line = read_line(p)
     assert line.endswith(" info no findings in 1 object"), line
     p = check("-f", str(DATA / "WC005-good"), "--at", "monday")
     assert p.returncode == 2 and 'invalid --at "monday"' in p.stderr

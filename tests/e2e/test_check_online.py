@@ -6,7 +6,7 @@ import json
 
 import pytest
 
-from e2e_util import KS, REPO, SA_USER
+from e2e_util import KS, REPO, SA_USER, valid
 
 LABELS = {"kustomize.toolkit.fluxcd.io/name": "flux-system", "kustomize.toolkit.fluxcd.io/namespace": "flux-system"}
 RBAC = "rbac.authorization.k8s.io"
@@ -349,3 +349,94 @@ def test_live_a_calendar_check_may_not_read_is_said_not_failed(setup):
     assert ids(found) == [("WC017", "Namespace/flux-system")], found
     assert found[0]["severity"] == "warning" and "configmaps in flux-system (windowctl-calendars)" in found[0]["message"]
     assert "WC010" in found[0]["message"]
+
+
+# --- WC016: one object, two owners (status.inventory, as kustomize-controller writes it) --------------
+DEPLOY, SERVICE = "apps_podinfo_apps_Deployment", "apps_podinfo__Service"
+# Cluster-scoped (no namespace: the id starts with '_'), an RBAC name's ':' written as "__".
+CLUSTER_ROLE = "_podinfo__view_rbac.authorization.k8s.io_ClusterRole"
+
+
+def inventory(api, name, entries, ns="flux-system"):
+    """status.inventory of a Kustomization, as kustomize-controller leaves it after applying
+    `entries` (ids, or raw entries for the malformed cases)."""
+    obj = api.get(KS, ns, name)
+    obj["status"]["inventory"] = {"entries": [{"id": e, "v": "v1"} if isinstance(e, str) else e for e in entries]}
+    api.put(KS, ns, name, obj)
+
+
+def test_wc016_an_object_a_windowed_and_a_real_time_kustomization_both_apply(setup):
+    api, wctl = setup
+    cronjob(api, "close", ["close", "--kustomizations", "apps-rw"])
+    inventory(api, "apps-rw", [DEPLOY, SERVICE, CLUSTER_ROLE, "apps_rw-only__ConfigMap"])
+    inventory(api, "apps-rt", [SERVICE, "apps_rt-only__ConfigMap"])
+    inventory(api, "infra", ["_apps__Namespace", CLUSTER_ROLE])
+    proc, found = check(wctl)
+    doc = valid(proc, "check", code=1)
+    assert doc["findings"] == found
+    assert ids(found) == [("WC016", "ClusterRole/podinfo:view"), ("WC016", "Service/apps/podinfo")], found
+    assert {f["severity"] for f in found} == {"error"}
+    service = found[1]["message"]
+    assert service.startswith("applied by Kustomization flux-system/apps-rw, which the window of "
+                              "CronJob/flux-system/close suspends, and by Kustomization flux-system/apps-rt, "
+                              "which no window suspends: it changes while the window is closed"), service
+    assert "Kustomization flux-system/infra, which no window suspends" in found[0]["message"]
+    text = wctl.run("check")
+    assert text.returncode == 1
+    assert "error WC016 Service/apps/podinfo: applied by Kustomization flux-system/apps-rw" in text.stdout
+    # The Kustomizations beside apps-rw unreadable: WC016 is said unchecked, never passed in silence.
+    api.add_fault("GET", r"/namespaces/flux-system/kustomizations$", count=None, status=403)
+    _, found = check(wctl)
+    assert ids(found) == [("WC017", "Namespace/flux-system")], found
+    assert "kustomizations.kustomize.toolkit.fluxcd.io in flux-system" in found[0]["message"]
+    assert "WC001, WC016 were not checked" in found[0]["message"]
+    api.clear_faults()
+    # Both in the window: nothing left to fight over.
+    cronjob(api, "close", ["close", "--kustomizations", "apps-rw,apps-rt,infra", "--relabel"])
+    assert check(wctl)[1] == []
+
+
+def test_wc016_two_windows_apply_one_object_a_warning_and_one_window_none(setup):
+    api, wctl = setup
+    cronjob(api, "close-rw", ["close", "--kustomizations", "apps-rw"], zone="Europe/Zurich")
+    cronjob(api, "close-rt", ["close", "--kustomizations", "apps-rt"], zone="Europe/Zurich")
+    inventory(api, "apps-rw", [DEPLOY, SERVICE])
+    inventory(api, "apps-rt", [DEPLOY])
+    # The same runs (18:00 Zurich every day), in two jobs: one window.
+    proc, found = check(wctl)
+    assert found == [], found
+    # An hour apart: two windows, and the Deployment changes whenever either is open.
+    obj = api.get("cronjobs", "flux-system", "close-rt")
+    obj["spec"]["schedule"] = "0 19 * * *"
+    api.put("cronjobs", "flux-system", "close-rt", obj)
+    proc, found = check(wctl)
+    assert ids(found) == [("WC016", "Deployment/apps/podinfo")] and found[0]["severity"] == "warning", found
+    assert proc.returncode == 0
+    assert ("applied by Kustomization flux-system/apps-rt (window of CronJob/flux-system/close-rt), "
+            "Kustomization flux-system/apps-rw (window of CronJob/flux-system/close-rw), whose windows differ") \
+        in found[0]["message"]
+    valid(proc, "check")
+    # Compared as instants, not as text: 17:00 in London is 18:00 in Zurich every day of the year.
+    obj["spec"]["schedule"], obj["spec"]["timeZone"] = "0 17 * * *", "Europe/London"
+    api.put("cronjobs", "flux-system", "close-rt", obj)
+    assert check(wctl)[1] == []
+
+
+def test_wc016_a_malformed_inventory_is_named_not_read_as_empty(setup):
+    api, wctl = setup
+    cronjob(api, "close", ["close", "--kustomizations", "apps-rw"])
+    inventory(api, "apps-rt", [DEPLOY])
+    inventory(api, "apps-rw", ["apps-podinfo-Deployment", {"id": 7}, DEPLOY])
+    proc, found = check(wctl)
+    assert ids(found) == [("WC016", "Deployment/apps/podinfo"), ("WC016", "Kustomization/flux-system/apps-rw")], found
+    bad = found[1]
+    assert bad["severity"] == "warning"
+    assert ('its status.inventory.entries[0] has the id "apps-podinfo-Deployment", which is not '
+            '<namespace>_<name>_<group>_<kind> (and 1 more entries like it)') in bad["message"]
+    obj = api.get(KS, "flux-system", "apps-rw")
+    obj["status"]["inventory"] = {"entries": {"id": DEPLOY}}
+    api.put(KS, "flux-system", "apps-rw", obj)
+    proc, found = check(wctl)
+    assert ids(found) == [("WC016", "Kustomization/flux-system/apps-rw")], found
+    assert "its status.inventory.entries is an object, not a list" in found[0]["message"]
+    valid(proc, "check")

@@ -4,7 +4,10 @@
 // throws; an Event and a patch always serialise; a merge patch once applied is visible
 // (patch_visible) and a second decision on the result writes nothing; a discovered version is
 // valid and makes a path. The same answers as `check` reads them live (check_online.h): a /version
-// document, a SelfSubjectAccessReview, a target's managedFields; the live rules never throw.
+// document, a SelfSubjectAccessReview, a target's managedFields; the live rules never throw. A
+// Kustomization's status.inventory (WC016, check_owners.h): an id that parses splits where
+// kustomize-controller joined it; the object as two owners, every finding is WC016 and the
+// shared objects' severity follows whether both owners are windowed.
 #include <chrono>
 #include <cstdint>
 #include <nlohmann/json.hpp>
@@ -12,8 +15,10 @@
 #include <string>
 
 #include "check_online.h"
+#include "check_owners.h"
 #include "event.h"
 #include "fuzz_util.h"
+#include "json_read.h"
 #include "kinds.h"
 #include "plan.h"
 #include "readiness.h"
@@ -61,6 +66,29 @@ extern "C" int LLVMFuzzerTestOneInput(const std::uint8_t* data, std::size_t size
   for (const auto& f : check_live(facts)) {
     FUZZ_CHECK(f.severity == "error" || f.severity == "warning", f.severity);
     if (f.id == "WC002") FUZZ_CHECK(!relabel && !parent_declaring_suspend(object, kind.pause).empty());
+    (void)render_findings({f}, true);
+  }
+
+  const json* entries = field_path(object, {"status", "inventory", "entries"});
+  for (const auto& e : entries && entries->is_array() ? *entries : json::array()) {
+    const json* id = e.is_object() ? field(e, "id") : nullptr;
+    if (!id || !id->is_string()) continue;
+    const std::string& text = id->get_ref<const std::string&>();
+    auto parsed = parse_inventory_id(text);
+    if (!parsed) continue;
+    FUZZ_CHECK(!parsed->name.empty() && !parsed->kind.empty(), text);
+    FUZZ_CHECK((parsed->ns + parsed->group + parsed->kind).find('_') == std::string::npos, text);
+    FUZZ_CHECK(text.starts_with(parsed->ns + "_") && text.ends_with("_" + parsed->group + "_" + parsed->kind), text);
+  }
+  // Windowed and real-time (relabel: both windowed, in different windows).
+  std::vector<Owner> owners = {{"Kustomization/flux-system/a", &object, {"CronJob/flux-system/a"}},
+                               {"Kustomization/flux-system/b", &object, {}}};
+  if (relabel) owners[1].windowed_by = {"CronJob/flux-system/b"};
+  for (const auto& f : shared_objects(
+           owners, [](std::size_t i) { return std::to_string(i); }, 64)) {
+    FUZZ_CHECK(f.id == "WC016" && !f.object.empty() && !f.message.empty(), f.object);
+    if (!f.object.starts_with("Kustomization/flux-system/"))
+      FUZZ_CHECK(f.severity == (relabel ? "warning" : "error"), f.object + ": " + f.severity);
     (void)render_findings({f}, true);
   }
 

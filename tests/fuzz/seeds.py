@@ -335,6 +335,15 @@ kinds({**KS, "metadata": {"name": "apps-rw", "namespace": "flux-system",
                                              "fieldsType": "FieldsV1", "fieldsV1": {"f:spec": {"f:suspend": {}, "f:path": {}}}}]},
        "spec": {"suspend": True}})
 
+# A Kustomization's status.inventory (WC016): namespaced, core group, cluster-scoped, an RBAC name
+# with a colon ("__") and an '_'; then malformed entries.
+kinds({**KS, "status": {**KS["status"], "inventory": {"entries": [
+    {"id": "apps_podinfo_apps_Deployment", "v": "v1"}, {"id": "apps_podinfo__Service", "v": "v1"},
+    {"id": "_apps__Namespace", "v": "v1"}, {"id": "_system__podinfo_view_rbac.authorization.k8s.io_ClusterRole", "v": "v1"},
+    {"id": "apps_podinfo_apps_Deployment", "v": "v1"}]}}})
+kinds({**KS, "status": {**KS["status"], "inventory": {"entries": [
+    {"id": "apps-podinfo"}, {"id": 7}, "x", {"v": "v1"}, {"id": "ns__Kind"}, {"id": "_a__Namespace"}]}}}, relabel=True)
+kinds({**KS, "status": {**KS["status"], "inventory": {"entries": {"id": "apps_podinfo_apps_Deployment"}}}})
 
 # --- resolve: a LIST page --------------------------------------------------------------------
 def page(items, token=""):
