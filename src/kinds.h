@@ -30,8 +30,8 @@ struct KindAdapter {
   bool has_status = true;
 };
 
-// The fields of `status` that kind_readiness reads, for every kind.
-inline constexpr std::string_view kReadinessStatusFields = "conditions lastHandledReconcileAt";
+// The fields of `status` that kind_readiness and in_progress (close --overrun) read, for every kind.
+inline constexpr std::string_view kReadinessStatusFields = "conditions lastHandledReconcileAt history";
 
 // Whether windowctl reads status.FIELD of some kind: a row's revision_fields, or readiness's.
 bool reads_status_field(std::string_view field);
