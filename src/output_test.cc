@@ -487,3 +487,27 @@ TEST_CASE("status: an empty run prints no table; a chunk of failed targets none 
   writer.finish();
   CHECK(out.str().empty());
 }
+
+TEST_CASE("a close that waited for Flux to settle says how long, in the line and in JSON") {
+  TargetResult r = result(Outcome::kClosed);
+  CHECK(result_json(r)["overrun"].is_null());
+  r.in_progress = "Reconciling: Running 'rollback' action with timeout of 5m0s";
+  r.overrun_waited = std::chrono::milliseconds(372250);
+  CHECK(result_line(r) ==
+        "flux-system/apps-rw closed, after waiting 6m12s for Flux to settle (Reconciling: Running "
+        "'rollback' action with timeout of 5m0s)");
+  json j = result_json(r);
+  CHECK(j["overrun"]["waitedSeconds"] == 372.25);
+  CHECK(j["overrun"]["settled"] == true);
+  CHECK(j["overrun"]["inProgress"] == r.in_progress);
+  r.overrun_expired = true;
+  r.overrun_waited = std::chrono::minutes(10);
+  CHECK(result_line(r) ==
+        "flux-system/apps-rw closed, still in progress after waiting 10m (--overrun) (Reconciling: "
+        "Running 'rollback' action with timeout of 5m0s)");
+  CHECK(result_json(r)["overrun"]["settled"] == false);
+  // A failure after the wait is the failure.
+  r.decision.reset();
+  r.error = "forbidden";
+  CHECK(result_line(r) == "flux-system/apps-rw failed: forbidden");
+}
