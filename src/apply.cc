@@ -46,8 +46,9 @@ std::string label(const TargetResult& r) { return object_label(r.show_kind ? r.k
 // Whenever a schedule governs the object (sync's, or the object's own window annotations for
 // open and close), the decision also keeps its next edges on the object and, closing while the
 // window is closed, says so in Flux's reason.
-PlanInput Applier::input_for(const KindAdapter& kind, const json& object, const PlanInput& in) const {
+PlanInput Applier::input_for(const KindAdapter& kind, const json& object, const PlanInput& in, Opening* opening) const {
   auto now = std::chrono::system_clock::now();
+  opening->now = now;
   const CommandId id = opt_.command->id;
   std::optional<Schedule> schedule;
   if (id == CommandId::kSync) {
@@ -97,6 +98,13 @@ PlanInput Applier::input_for(const KindAdapter& kind, const json& object, const 
     out.next_open = edges.open ? rfc3339(*edges.open) : "";
     out.next_close = edges.close ? rfc3339(*edges.close) : "";
     if (out.action == Action::kClose && !by_override) out.window_reason = closed_flux_reason(*schedule, now, *window);
+    // --cutoff measures the window being opened: sync's, or a scheduled open's object window.
+    opening->by_window =
+        window->open && out.action == Action::kOpen && !by_override && (id == CommandId::kSync || opt_.scheduled);
+    opening->closes = edges.close;
+  } else if (opt_.cutoff.count() > 0 && out.action == Action::kOpen) {
+    spdlog::warn("{}: --cutoff: the object has no window ({}), so nothing says when it closes: opened as scheduled",
+                 metadata_string(object, "name"), kWindowAnnotation);
   }
   return out;
 }
@@ -178,7 +186,29 @@ TargetResult Applier::apply(const Work& w, const PlanInput& in) {
                         : client_.call("GET", object_path(kind, version, w.target.ns, w.target.name));
       if (sent && patch_visible(object, *sent->patch)) return landed(object);
       sent.reset();
-      Decision d = decide(object, input_for(kind, object, in), kind.pause);
+      Opening opening;
+      const PlanInput input = input_for(kind, object, in, &opening);
+      Decision d =
+          apply_cutoff(decide(object, input, kind.pause), opening.by_window, opening.now, opening.closes, opt_.cutoff);
+      if (d.outcome == Outcome::kClosed && !opt_.dry_run && opt_.overrun.count() > 0) {
+        if (!finishing_) {
+          // Suspending now would stop Flux half-way (a failed upgrade's rollback would wait for
+          // the window to open): close it once it settles, in finish_overrun.
+          if (InProgress p = in_progress(object); p.active) {
+            spdlog::info("{}: in progress ({}): closing it once it settles, within --overrun {}", w.target.id(),
+                         printable(p.reason, 512),
+                         human_duration(std::chrono::duration_cast<std::chrono::seconds>(opt_.overrun)));
+            deferred_.push_back({w.target, p.reason, Clock::now()});
+            r.deferred = true;
+            return r;
+          }
+        } else if (finishing_expired_) {
+          d.event_type = "Warning";
+          d.event_message += "; closed while still in progress after --overrun " +
+                             human_duration(std::chrono::duration_cast<std::chrono::seconds>(opt_.overrun)) + " (" +
+                             printable(finishing_->reason, 512) + ")";
+        }
+      }
       r.decision = d;
       r.current = describe_state(object, kind.pause);
       if (opt_.dry_run) return r;
@@ -278,6 +308,51 @@ void Applier::wait(std::vector<TargetResult>& results, const std::string& token)
       break;
     }
     std::this_thread::sleep_for(opt_.poll_interval);
+  }
+}
+
+void Applier::finish_overrun(const PlanInput& in, const std::function<void(const TargetResult&)>& done) {
+  PlanInput input = in;
+  while (!deferred_.empty()) {
+    // Read each target every poll interval, and at its own deadline: none waits longer than asked.
+    auto wake = Clock::now() + opt_.poll_interval;
+    for (const Deferred& d : deferred_) wake = std::min(wake, d.since + opt_.overrun);
+    std::this_thread::sleep_until(wake);
+    input.now = rfc3339(std::chrono::system_clock::now());  // suspended-at: when it was closed
+    for (std::size_t i = 0; i < deferred_.size();) {
+      Deferred& d = deferred_[i];
+      std::optional<json> object;
+      InProgress p;
+      try {
+        const KindVersion kv = res_.version_for(kind_of(d.target, opt_), opt_);
+        object = client_.call("GET", object_path(*kv.kind, kv.version, d.target.ns, d.target.name));
+        p = in_progress(*object);
+      } catch (const std::exception& e) {
+        // apply() reads it again and reports what fails.
+        spdlog::debug("{}: reading it during --overrun failed: {}", d.target.id(), error_summary(e));
+      }
+      const auto waited = Clock::now() - d.since;
+      if (p.active && waited < opt_.overrun) {
+        d.reason = p.reason;
+        ++i;
+        continue;
+      }
+      if (p.active) d.reason = p.reason;
+      finishing_ = &d;
+      finishing_expired_ = p.active;
+      TargetResult r = apply(Work{d.target, std::move(object)}, input);
+      finishing_ = nullptr;
+      r.in_progress = d.reason;
+      r.overrun_waited = std::chrono::duration_cast<std::chrono::milliseconds>(waited);
+      r.overrun_expired = p.active;
+      if (p.active && r.decision && r.decision->outcome == Outcome::kClosed) {
+        spdlog::warn("{}: closed while still in progress after --overrun {}: {}", d.target.id(),
+                     human_duration(std::chrono::duration_cast<std::chrono::seconds>(opt_.overrun)),
+                     printable(d.reason, 512));
+      }
+      deferred_.erase(deferred_.begin() + static_cast<std::ptrdiff_t>(i));
+      done(r);
+    }
   }
 }
 

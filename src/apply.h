@@ -2,6 +2,7 @@
 // its Event, and for open --wait the readiness check. One failed target never stops the others.
 #pragma once
 
+#include <functional>
 #include <optional>
 #include <string>
 #include <vector>
@@ -33,8 +34,21 @@ class Applier {
   // open --wait: polls the opened targets until Ready with the token handled, failed or timeout.
   void wait(std::vector<TargetResult>& results, const std::string& token);
 
+  // close --overrun: apply() puts aside (TargetResult::deferred) a target it would close while
+  // Flux is in the middle of changing it (in_progress). This closes them, polling all of them in
+  // one loop every --poll-interval: each once it settles, or when its overrun runs out (closed
+  // anyway, said in the output and its Event). Each result goes to `done` as it is decided.
+  void finish_overrun(const PlanInput& input, const std::function<void(const TargetResult&)>& done);
+
  private:
-  PlanInput input_for(const KindAdapter& kind, const nlohmann::json& object, const PlanInput& input) const;
+  // Where the window a sync or a scheduled open opens ends, for --cutoff.
+  struct Opening {
+    bool by_window = false;  // the window decided to open, no override
+    std::optional<SysTime> closes;
+    SysTime now;
+  };
+  PlanInput input_for(const KindAdapter& kind, const nlohmann::json& object, const PlanInput& input,
+                      Opening* opening) const;
   void record_event(const KindVersion& kind, const Target& target, const nlohmann::json& answer,
                     const Decision& decision);
   void notify_failed(const KindVersion& kind, const Target& target, const std::string& error);
@@ -45,6 +59,15 @@ class Applier {
   std::string instance_;
   int writes_ = 0;
   std::optional<Notifier> notifier_;  // --notify
+  struct Deferred {
+    Target target;
+    std::string reason;  // what Flux is doing, as last read
+    Clock::time_point since;
+  };
+  std::vector<Deferred> deferred_;
+  // finish_overrun's target apply() closes now: no deferring again; `expired`: still in progress.
+  const Deferred* finishing_ = nullptr;
+  bool finishing_expired_ = false;
 };
 
 }  // namespace windowctl

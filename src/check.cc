@@ -25,6 +25,8 @@ namespace {
 
 // How many of the next windows the tick rules look at (all of the next year, up to this many).
 constexpr int kMaxWindows = 500;
+// WC024: what a close job needs beside its --overrun (the reads, writes and Events around the wait).
+constexpr seconds kOverrunMargin{60};
 
 // check_model.h keeps a job's command by name; its row says which it is.
 bool job_runs(const WindowJob& job, CommandId id) {
@@ -177,9 +179,46 @@ struct Checker {
     return it->second;
   }
 
+  // WC023: a window shorter than the job's --cutoff is never opened (apply_cutoff).
+  void cutoff_rule(const WindowJob& job, const std::vector<Interval>& windows, const std::string& object,
+                   const std::string& source, const TimeZone& zone) {
+    if (job.cutoff.count() <= 0) return;
+    int short_ones = 0;
+    const Interval* first = nullptr;
+    for (const auto& w : windows) {
+      if (w.starts_earlier || w.ends_later || w.end - w.start >= job.cutoff) continue;
+      ++short_ones;
+      if (!first) first = &w;
+    }
+    if (!first) return;
+    add("WC023", "warning", object,
+        std::to_string(short_ones) + " of the next " + std::to_string(windows.size()) + " windows (" + source +
+            ", first at " + format_local(first->start, zone) + ", " +
+            human_duration(duration_cast<seconds>(first->end - first->start)) +
+            " long) are shorter than the job's --cutoff " + human_duration(duration_cast<seconds>(job.cutoff)) + " (" +
+            job.key + "), so they are never opened: shorten the cutoff or lengthen the window");
+  }
+
+  // WC024: the Job's deadline kills a close that waits its whole --overrun (its targets still in
+  // progress then stay open), unless it leaves a minute for the requests around the wait.
+  void overrun_deadlines() {
+    for (const auto& job : m.jobs) {
+      if (job.overrun.count() <= 0 || !job.active_deadline || !job.args_problem.empty()) continue;
+      const seconds room = duration_cast<seconds>(job.overrun) + kOverrunMargin;
+      if (seconds(*job.active_deadline) >= room) continue;
+      add("WC024", job.suspended ? "warning" : "error", job.key,
+          "its activeDeadlineSeconds " + std::to_string(*job.active_deadline) + " is less than its --overrun " +
+              human_duration(duration_cast<seconds>(job.overrun)) +
+              " plus 60s: a run that waits for a target in progress is killed before it closes it, and the "
+              "window stays open for that target; set activeDeadlineSeconds to at least " +
+              std::to_string(room.count()) + " or lower --overrun");
+    }
+  }
+
   // WC004-WC006 for one schedule that a sync job follows.
   void schedule_rules(const WindowJob& job, const Schedule& s, const std::string& object, const std::string& source) {
     auto windows = next_windows(s, now, kMaxWindows);
+    cutoff_rule(job, windows, object, source, schedule_zone(s));
     if (windows.empty()) {
       add("WC005", "error", object,
           "the window (" + source + ") never opens in the next year: fix its cron, or its --deny/--freeze");
@@ -453,6 +492,24 @@ struct Checker {
     }
   }
 
+  // WC023 for open --scheduled --cutoff: it measures each target's own window annotation.
+  void scheduled_open_cutoffs() {
+    for (const auto& job : m.jobs) {
+      if (!job_runs(job, CommandId::kOpen) || job.cutoff.count() <= 0 || !job.args_problem.empty()) continue;
+      for (const auto& target : job.targets) {
+        const json* obj = m.find(target);
+        if (!obj || label_or_annotation(*obj, kWindowAnnotation).empty()) continue;
+        try {
+          if (auto s = schedule_for(*obj, job.windows))
+            cutoff_rule(job, next_windows(*s, now, kMaxWindows), target, std::string("annotation ") + kWindowAnnotation,
+                        schedule_zone(*s));
+        } catch (const ConfigError&) {
+          // An invalid annotation is sync's WC010; an open does without its edges.
+        }
+      }
+    }
+  }
+
   // WC021: the shipped placeholder image (a registry under .invalid, which never resolves).
   void placeholder_images() {
     for (const auto& job : m.jobs) {
@@ -558,6 +615,8 @@ std::vector<Finding> check_objects(const std::vector<json>& objects, SysTime now
   c.half_pairs();
   c.placeholder_images();
   c.shared_owners();
+  c.scheduled_open_cutoffs();
+  c.overrun_deadlines();
   c.no_window_job();
   sort_findings(c.out);
   return c.out;

@@ -89,6 +89,9 @@ Getenv pod_getenv(const json& container, const std::string& pod_ns) {
 void resolve_args(WindowJob& job, const CommandLine& cli, const Getenv& getenv, const ReadCalendar& read) {
   CommandOptions opt = command_options(cli, Build{}, getenv, read);
   job.windows = std::move(opt.schedule);
+  const CommandId id = opt.command->id;
+  if (id == CommandId::kClose || id == CommandId::kSync) job.overrun = opt.overrun;
+  if (id == CommandId::kSync || (id == CommandId::kOpen && opt.scheduled)) job.cutoff = opt.cutoff;
   job.kind = opt.kind;
   job.target_ns = opt.ns;
   // Names as arguments, then --kustomizations, then --targets.
@@ -172,6 +175,8 @@ std::optional<WindowJob> parse_job(const json& cronjob, const Manifests& m, cons
     job.schedule = string_at(*spec, "schedule");
     job.time_zone = string_at(*spec, "timeZone");
   }
+  if (const json* spec = field_path(cronjob, {"spec", "jobTemplate", "spec"}))
+    job.active_deadline = int_at(*spec, "activeDeadlineSeconds");
   if (const json* pod = field_path(cronjob, {"spec", "jobTemplate", "spec", "template", "spec"})) {
     std::string sa = string_at(*pod, "serviceAccountName");
     if (sa.empty()) sa = string_at(*pod, "serviceAccount");

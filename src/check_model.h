@@ -40,6 +40,10 @@ struct WindowJob {
   std::string image;              // of the windowctl container
   std::set<std::string> targets;  // Kind/ns/name: named, or selected among the input
   Schedule windows;               // --window, --deny, --freeze and the calendars its pod reads
+  // As command_options converts them: --overrun of a close or sync (0 for open), --cutoff of a
+  // sync or open --scheduled (0 when off).
+  std::chrono::milliseconds overrun{0}, cutoff{0};
+  std::optional<long long> active_deadline;  // spec.jobTemplate.spec.activeDeadlineSeconds
   bool windowing() const { return !suspended && args_problem.empty() && (command == "close" || command == "sync"); }
 };
 

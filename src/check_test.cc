@@ -435,3 +435,100 @@ TEST_CASE("check: WC021 the placeholder image; WC022 no window job") {
   CHECK(ids(check_objects(objs({ks("apps")}), kNow, nullptr, CheckScope{true, true, true}))
             .empty());  // live: WC022 names the namespace
 }
+
+TEST_CASE("check: --overrun and --cutoff in job args: WC010 for invalid values, read as the binary reads them") {
+  for (const std::vector<std::string>& args : {std::vector<std::string>{"close", "apps", "--overrun", "1d"},
+                                               std::vector<std::string>{"close", "apps", "--cutoff", "5m"},
+                                               std::vector<std::string>{"open", "apps", "--cutoff", "5m"},
+                                               std::vector<std::string>{"open", "apps", "--overrun", "5m"}}) {
+    CAPTURE(args);
+    auto fs = check_objects(objs({ks("apps"), cronjob("job", args, "0 17 * * 4")}), kNow);
+    REQUIRE(ids(fs) == std::vector<std::string>{"WC010 CronJob/flux-system/job"});
+  }
+  Manifests m =
+      index_manifests(objs({cronjob("sync", {"sync", "--all", "--window", "0 8 * * * for 1h", "--cutoff", "15m"}),
+                            cronjob("close", {"close", "apps", "--overrun", "3m"}), cronjob("plain", {"close", "apps"}),
+                            cronjob("open", kOpen)}));
+  REQUIRE(m.jobs.size() == 4);
+  CHECK(m.jobs[0].cutoff == std::chrono::minutes(15));
+  CHECK(m.jobs[0].overrun == std::chrono::minutes(10));  // the default
+  CHECK(m.jobs[1].overrun == std::chrono::minutes(3));
+  CHECK(m.jobs[1].cutoff.count() == 0);
+  CHECK(m.jobs[3].overrun.count() == 0);  // an open never waits
+}
+
+TEST_CASE("check: WC023 a window shorter than its job's --cutoff is never opened") {
+  auto sync = [](const std::string& window, const std::string& cutoff) {
+    return check_objects(
+        objs({cronjob("sync", {"sync", "--kustomizations", "apps", "--window", window, "--cutoff", cutoff},
+                      "*/5 * * * *", "Etc/UTC")}),
+        kNow);
+  };
+  CHECK(sync("0 8 * * MON for 81h in Europe/Zurich", "15m").empty());
+  CHECK(sync("0 8 * * * for 30m", "30m").empty());  // exactly as long: opened with the cutoff left
+  auto fs = sync("0 8 * * * for 30m", "31m");
+  REQUIRE(ids(fs) == std::vector<std::string>{"WC023 CronJob/flux-system/sync"});
+  CHECK(fs[0].severity == "warning");
+  CHECK(fs[0].message.find("are shorter than the job's --cutoff 31m") != std::string::npos);
+  CHECK(fs[0].message.find("30m long") != std::string::npos);
+  // Only the short ones count: Mondays 30m, other days 2h.
+  auto some = check_objects(objs({cronjob("sync",
+                                          {"sync", "--all", "--window", "0 8 * * MON for 30m", "--window",
+                                           "0 8 * * 0,2-6 for 2h", "--cutoff", "1h"},
+                                          "*/5 * * * *", "Etc/UTC")}),
+                            kNow);
+  REQUIRE(ids(some) == std::vector<std::string>{"WC023 CronJob/flux-system/sync"});
+  CHECK(some[0].message.find("windows (--window, first at 2026-01-05T08:00:00Z, 30m long)") != std::string::npos);
+  // A target's own window: the finding is on the target, for sync and for open --scheduled.
+  auto annotated = ks("apps");
+  annotated["metadata"]["annotations"] = {{"windowctl.io/window", "0 8 * * * for 10m"}};
+  auto own = check_objects(
+      objs({cronjob("sync", {"sync", "apps", "--window", "0 8 * * * for 1h", "--cutoff", "15m"}, "*/5 * * * *", ""),
+            annotated}),
+      kNow);
+  CHECK(ids(own) == std::vector<std::string>{"WC023 Kustomization/flux-system/apps"});
+  std::vector<std::string> open = kOpen;
+  open.insert(open.end(), {"--cutoff", "15m"});
+  auto pair = check_objects(
+      objs({cronjob("open", open, "0 8 * * 1"), cronjob("close", kClose, "0 17 * * 4"), annotated}), kNow);
+  CHECK(ids(pair) == std::vector<std::string>{"WC023 Kustomization/flux-system/apps"});
+  // Without --cutoff, or a target without its own window: nothing to say.
+  CHECK(check_objects(objs({cronjob("open", kOpen, "0 8 * * 1"), cronjob("close", kClose, "0 17 * * 4"), annotated}),
+                      kNow)
+            .empty());
+}
+
+TEST_CASE("check: WC024 activeDeadlineSeconds must leave room for the close's --overrun") {
+  auto with_deadline = [](std::vector<std::string> args, long long deadline, bool suspend = false) {
+    json job = cronjob("close", std::move(args), "0 17 * * 4", "Europe/Zurich", suspend);
+    job["spec"]["jobTemplate"]["spec"]["activeDeadlineSeconds"] = deadline;
+    return job;
+  };
+  auto run = [&](json job) { return check_objects(objs({ks("apps"), cronjob("open", kOpen), std::move(job)}), kNow); };
+  // The default --overrun 10m needs 660 s.
+  auto fs = run(with_deadline(kClose, 600));
+  REQUIRE(ids(fs) == std::vector<std::string>{"WC024 CronJob/flux-system/close"});
+  CHECK(fs[0].severity == "error");
+  CHECK(fs[0].message.find("activeDeadlineSeconds 600 is less than its --overrun 10m plus 60s") != std::string::npos);
+  CHECK(fs[0].message.find("at least 660") != std::string::npos);
+  CHECK(run(with_deadline(kClose, 660)).empty());
+  std::vector<std::string> quick = kClose;
+  quick.insert(quick.end(), {"--overrun", "2m"});
+  CHECK(run(with_deadline(quick, 180)).empty());
+  quick.back() = "0";
+  CHECK(run(with_deadline(quick, 30)).empty());                // no wait: nothing to leave room for
+  CHECK(run(cronjob("close", kClose, "0 17 * * 4")).empty());  // no deadline at all
+  // A sync closes too; a suspended job (run by hand) is a warning; an open never waits.
+  auto sync = with_deadline({"sync", "apps", "--window", "0 8 * * MON for 81h in Europe/Zurich"}, 240);
+  sync["spec"]["schedule"] = "*/5 * * * *";
+  CHECK(ids(check_objects(objs({ks("apps"), sync}), kNow)) ==
+        std::vector<std::string>{"WC024 CronJob/flux-system/close"});
+  auto hand = check_objects(
+      objs({ks("apps"), cronjob("open", kOpen, "0 8 * * 1", "Europe/Zurich", true), with_deadline(kClose, 100, true)}),
+      kNow);
+  REQUIRE(ids(hand) == std::vector<std::string>{"WC024 CronJob/flux-system/close"});
+  CHECK(hand[0].severity == "warning");
+  json open = cronjob("open", kOpen);
+  open["spec"]["jobTemplate"]["spec"]["activeDeadlineSeconds"] = 10;
+  CHECK(check_objects(objs({ks("apps"), open, cronjob("close", kClose, "0 17 * * 4")}), kNow).empty());
+}

@@ -101,6 +101,20 @@ void add_schedule(CLI::App* cmd, Flags& f) {
            "FROM/TO");
 }
 
+// close, sync: the wait for targets Flux is changing right now (docs/windows.md#overrun).
+void add_overrun(CLI::App* cmd, Flags& f) {
+  cmd->add_option("--overrun", f.overrun,
+                  "Close a target Flux is in the middle of changing (an upgrade, its rollback) once it settles, "
+                  "or after this long anyway; 0 closes at once")
+      ->type_name("DURATION");
+}
+
+// sync, open --scheduled: no half-applied change at the end of a window.
+void add_cutoff(CLI::App* cmd, Flags& f) {
+  cmd->add_option("--cutoff", f.cutoff, "Do not open a window that closes within this long (0: off)")
+      ->type_name("DURATION");
+}
+
 std::string examples(const std::string& program, std::initializer_list<std::pair<const char*, const char*>> lines) {
   std::string text = "\nExamples:\n";
   for (const auto& [why, args] : lines) text += std::string("  # ") + why + "\n  " + program + " " + args + "\n";
@@ -270,6 +284,8 @@ CommandLine::CommandLine(std::string program) : program_(std::move(program)), ap
       ->type_name("DURATION");
   close->add_flag("--scheduled", f.scheduled,
                   "A scheduled run: an unexpired open/close --for override wins, an expired one is dropped");
+  add_overrun(close, f);
+  close->add_option("--poll-interval", f.poll_interval, "How often --overrun reads the targets")->group("");
   close->footer(examples(
       p, {{"Close the window of the Kustomization apps-rw in flux-system", "close apps-rw"},
           {"Mixed kinds, with a reason flux get shows",
@@ -285,6 +301,7 @@ CommandLine::CommandLine(std::string program) : program_(std::move(program)), ap
   open->add_flag("--scheduled", f.scheduled,
                  "A scheduled run: an unexpired open/close --for override wins, an expired one is dropped");
   open->add_flag("--fail-on-held", f.fail_on_held, "Exit 1 when a target is held (suspended by someone else)");
+  add_cutoff(open, f);
   open->add_flag("--wait", f.wait, "Wait until Flux has reconciled the targets and they are Ready");
   open->add_option("--timeout", f.timeout, "How long --wait waits")->type_name("DURATION");
   open->add_option("--poll-interval", f.poll_interval, "How often --wait reads the targets")->group("");
@@ -308,6 +325,9 @@ CommandLine::CommandLine(std::string program) : program_(std::move(program)), ap
   sync->add_flag("--relabel", f.relabel, "Also set kustomize.toolkit.fluxcd.io/reconcile to enabled/disabled");
   sync->add_flag("--force", f.force, "When opening, also resume objects suspended by someone else");
   sync->add_flag("--fail-on-held", f.fail_on_held, "Exit 1 when a target is held (suspended by someone else)");
+  add_overrun(sync, f);
+  add_cutoff(sync, f);
+  sync->add_option("--poll-interval", f.poll_interval, "How often --overrun reads the targets")->group("");
   sync->footer(examples(p, {{"Monday 08:00 to Thursday 17:00, Zurich wall clock",
                              "sync apps-rw --window \"0 8 * * MON to 0 17 * * THU in Europe/Zurich\""},
                             {"Each object's own windowctl.io/window annotation, every Kustomization labelled window=rw",
@@ -418,6 +438,8 @@ std::string CommandLine::flags_problem() const {
   // changes exactly those characters (C0 with tab and newline, DEL, C1).
   if (printable(f.reason) != f.reason)
     return "--reason has a control character (tab, newline, ESC, ...): give one line";
+  if (id == CommandId::kOpen && given("--cutoff") && !f.scheduled)
+    return "--cutoff is for a scheduled open (--scheduled): an operator's open opens now";
   if (f.scheduled && !f.override_for.empty())
     return "--scheduled and --for exclude each other: a scheduled run never sets an override";
   if (f.fleet() && !f.context.empty())

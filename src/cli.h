@@ -36,6 +36,9 @@ struct Flags {
   bool force = false, relabel = false, dry_run = false, wait = false, scheduled = false, fail_on_held = false;
   std::string override_for, reason, reconcile, notify;
   std::string timeout = "5m", poll_interval = "1s";
+  // close, sync: how long a close waits for a target Flux is in the middle of changing
+  // (docs/windows.md#overrun); sync, open --scheduled: a window with less left is not opened.
+  std::string overrun = "10m", cutoff = "0s";
   // Windows.
   std::vector<std::string> windows, denies, freezes, files;
   std::vector<std::string> window_calendars, deny_calendars;

@@ -163,6 +163,7 @@ bool change(Client& client, const CommandOptions& opt, Resolution& res, ContextR
   bool ok = true;
   auto handle = [&](const Work& w) {
     TargetResult r = applier.apply(w, in);
+    if (r.deferred) return;  // in progress: finish_overrun reports it
     ok = ok && !r.failed();
     if (opt.fail_on_held && r.decision && r.decision->outcome == Outcome::kHeld) ok = false;
     if (opt.wait && !opt.dry_run) {
@@ -177,6 +178,11 @@ bool change(Client& client, const CommandOptions& opt, Resolution& res, ContextR
     handle(Work{t, std::nullopt});
   }
   if (res.list && !for_each_listed(client, opt, res, seen, handle)) ok = false;
+  // Every settled target is closed already; those Flux was changing are closed as they settle.
+  applier.finish_overrun(in, [&](const TargetResult& r) {
+    ok = ok && !r.failed();
+    emit(r);
+  });
   if (!waiting.empty()) {
     applier.wait(waiting, in.token);
     for (const auto& r : waiting) {
@@ -334,6 +340,8 @@ CommandOptions command_options(const CommandLine& cli, const Build& build, const
   opt.client.user_agent = "windowctl/" + std::string(build.version);
   opt.wait_timeout = duration_flag("--timeout", f.timeout);
   opt.poll_interval = duration_flag("--poll-interval", f.poll_interval);
+  opt.overrun = duration_flag("--overrun", f.overrun);
+  opt.cutoff = duration_flag("--cutoff", f.cutoff);
   opt.all_namespaces = f.all_namespaces;
   opt.kind_targets = f.targets;
   opt.selector = f.selector;

@@ -43,6 +43,10 @@ struct CommandOptions {
   bool wait = false;
   std::chrono::milliseconds wait_timeout{std::chrono::minutes(5)};
   std::chrono::milliseconds poll_interval{std::chrono::seconds(1)};
+  // close, sync: how long a close waits for a target Flux is changing (in_progress); 0: at once.
+  std::chrono::milliseconds overrun{std::chrono::minutes(10)};
+  // sync, open --scheduled: a window that closes within this long is not opened; 0: off.
+  std::chrono::milliseconds cutoff{0};
   std::string reason;
   std::chrono::milliseconds override_for{0};  // open/close --for: keep that state until now + this
   std::string identity;                       // recorded as override-by

@@ -34,8 +34,8 @@ struct KindAdapter {
   Pause pause;  // spec.suspend, or the annotation its controller reads (plan.h)
 };
 
-// The fields of `status` that kind_readiness reads, for every kind.
-inline constexpr std::string_view kReadinessStatusFields = "conditions lastHandledReconcileAt";
+// The fields of `status` that kind_readiness and in_progress (close --overrun) read, for every kind.
+inline constexpr std::string_view kReadinessStatusFields = "conditions lastHandledReconcileAt history";
 
 // Whether windowctl reads status.FIELD of some kind: a row's revision_fields, or readiness's.
 bool reads_status_field(std::string_view field);

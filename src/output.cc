@@ -17,6 +17,15 @@ std::string result_line(const TargetResult& r) { return printable(result_line_ra
 
 namespace {
 
+// ", after waiting 12s for Flux to settle (Reconciling: ...)" or ", still in progress after
+// --overrun 10m (...)": the wait, whether it settled, and what Flux was doing.
+std::string overrun_text(const TargetResult& r) {
+  const auto waited = std::chrono::duration_cast<std::chrono::seconds>(*r.overrun_waited);
+  std::string text = r.overrun_expired ? ", still in progress after waiting " + human_duration(waited) + " (--overrun)"
+                                       : ", after waiting " + human_duration(waited) + " for Flux to settle";
+  return text + " (" + r.in_progress + ")";
+}
+
 std::string result_line_raw(const TargetResult& r) {
   std::string line = object_label(r.show_kind ? r.kind : "", r.ns, r.name) + " ";
   if (r.failed()) {
@@ -30,6 +39,7 @@ std::string result_line_raw(const TargetResult& r) {
     if (r.decision->patch) line += " patch " + r.decision->patch->dump();
   }
   if (!r.wait.empty()) line += ", " + r.wait;
+  if (r.overrun_waited) line += overrun_text(r);
   return line;
 }
 
@@ -45,9 +55,9 @@ json target_element(const std::string& kind, const std::string& ns, const std::s
   j["namespace"] = ns;
   j["name"] = name;
   j["dryRun"] = false;
-  for (const char* key : {"result",    "message",     "error",     "changed", "current", "patch",   "wait",
-                          "suspended", "suspendedBy", "since",     "reason",  "held",    "ready",   "revision",
-                          "window",    "nextOpen",    "nextClose", "desired", "drift",   "override"}) {
+  for (const char* key : {"result",    "message",     "error",     "changed", "current", "patch",    "wait",
+                          "suspended", "suspendedBy", "since",     "reason",  "held",    "ready",    "revision",
+                          "window",    "nextOpen",    "nextClose", "desired", "drift",   "override", "overrun"}) {
     j[key] = nullptr;
   }
   return j;
@@ -87,6 +97,12 @@ json result_json(const TargetResult& r) {
     if (r.decision && r.decision->patch) j["patch"] = *r.decision->patch;
   }
   j["wait"] = or_null(r.wait);
+  if (r.overrun_waited) {
+    json& o = j["overrun"];
+    o["waitedSeconds"] = static_cast<double>(r.overrun_waited->count()) / 1000;
+    o["settled"] = !r.overrun_expired;
+    o["inProgress"] = r.in_progress;
+  }
   return j;
 }
 

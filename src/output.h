@@ -25,6 +25,12 @@ struct TargetResult {
   std::string error;                 // non-empty: the target failed
   std::string current;               // dry-run: the state the plan started from
   std::string wait;                  // --wait: "ready" or empty
+  // close --overrun: the target was in progress (InProgress::reason) when the close came; it was
+  // closed once it settled, or when the overrun ran out with it still in progress (expired).
+  std::string in_progress;
+  std::optional<std::chrono::milliseconds> overrun_waited;
+  bool overrun_expired = false;
+  bool deferred = false;  // put aside by Applier::apply until it settles: reported later
   bool dry_run = false;
   std::string context;  // a fleet run's kubeconfig context; "" in a run over one
 

@@ -506,3 +506,27 @@ TEST_CASE("status rows of a kind paused by an annotation: SUSPENDED from the ann
   CHECK_THROWS_WITH_AS(status_row(rset, paused),
                        doctest::Contains("fluxcd.controlplane.io/reconcile is a JSON boolean"), std::runtime_error);
 }
+
+TEST_CASE("a close that waited for Flux to settle says how long, in the line and in JSON") {
+  TargetResult r = result(Outcome::kClosed);
+  CHECK(result_json(r)["overrun"].is_null());
+  r.in_progress = "Reconciling: Running 'rollback' action with timeout of 5m0s";
+  r.overrun_waited = std::chrono::milliseconds(372250);
+  CHECK(result_line(r) ==
+        "flux-system/apps-rw closed, after waiting 6m12s for Flux to settle (Reconciling: Running "
+        "'rollback' action with timeout of 5m0s)");
+  json j = result_json(r);
+  CHECK(j["overrun"]["waitedSeconds"] == 372.25);
+  CHECK(j["overrun"]["settled"] == true);
+  CHECK(j["overrun"]["inProgress"] == r.in_progress);
+  r.overrun_expired = true;
+  r.overrun_waited = std::chrono::minutes(10);
+  CHECK(result_line(r) ==
+        "flux-system/apps-rw closed, still in progress after waiting 10m (--overrun) (Reconciling: "
+        "Running 'rollback' action with timeout of 5m0s)");
+  CHECK(result_json(r)["overrun"]["settled"] == false);
+  // A failure after the wait is the failure.
+  r.decision.reset();
+  r.error = "forbidden";
+  CHECK(result_line(r) == "flux-system/apps-rw failed: forbidden");
+}

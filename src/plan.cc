@@ -460,8 +460,22 @@ std::string outcome_text(Outcome o, bool dry_run) {
     case Outcome::kRelabeled: return dry_run ? "would relabel" : "relabeled";
     case Outcome::kAlreadyLabeled: return "already labeled";
     case Outcome::kAdopted: return dry_run ? "would adopt" : "adopted";
+    case Outcome::kNotOpened: return dry_run ? "would not open" : "not opened";
   }
   return "unknown";
+}
+
+Decision apply_cutoff(Decision d, bool by_window, SysTime now, std::optional<SysTime> closes,
+                      std::chrono::milliseconds cutoff) {
+  if (d.outcome != Outcome::kOpened || !by_window || !closes || cutoff.count() <= 0) return d;
+  const auto left = std::chrono::floor<std::chrono::seconds>(*closes - now);
+  if (left >= cutoff) return d;
+  Decision out;
+  out.outcome = Outcome::kNotOpened;
+  out.note = "the window closes at " + rfc3339(*closes) + ", in " +
+             human_duration(std::max(left, std::chrono::seconds(0))) + ": within --cutoff " +
+             human_duration(std::chrono::duration_cast<std::chrono::seconds>(cutoff));
+  return out;
 }
 
 std::string describe(const Decision& d, bool dry_run) {
@@ -481,6 +495,7 @@ std::string outcome_code(Outcome o) {
     case Outcome::kRelabeled: return "relabeled";
     case Outcome::kAlreadyLabeled: return "already-labeled";
     case Outcome::kAdopted: return "adopted";
+    case Outcome::kNotOpened: return "not-opened";
   }
   return "unknown";
 }

@@ -159,7 +159,18 @@ ObjectState read_state(const nlohmann::json& object, const Pause& pause = kSpecS
 // latest manager owning the pause field. Pure over read_state's fields.
 Holder holder_of(const ObjectState& state);
 
-enum class Outcome { kOpened, kAlreadyOpen, kClosed, kAlreadyClosed, kHeld, kRelabeled, kAlreadyLabeled, kAdopted };
+// kNotOpened: sync or open --scheduled --cutoff left it closed, the window closing too soon.
+enum class Outcome {
+  kOpened,
+  kAlreadyOpen,
+  kClosed,
+  kAlreadyClosed,
+  kHeld,
+  kRelabeled,
+  kAlreadyLabeled,
+  kAdopted,
+  kNotOpened
+};
 
 struct Decision {
   Outcome outcome = Outcome::kAlreadyOpen;
@@ -207,6 +218,13 @@ std::optional<Action> desired_action(const ObjectState& state, std::optional<boo
 // (open/close --for) still wins, exactly as with sync, and an expired one is dropped. The input
 // comes back with the action, override mode and cause that apply to this object.
 PlanInput scheduled_input(const ObjectState& state, PlanInput in, SysTime now);
+
+// --cutoff: an open that the window asked for (`closes`: when that window closes, next_edges'
+// close; nullopt beyond the search) with less than `cutoff` left becomes kNotOpened, without a
+// write or an Event: a change started then would be cut half-way. Any other decision, and an
+// open an override decided (`by_window` false), comes back unchanged.
+Decision apply_cutoff(Decision decision, bool by_window, SysTime now, std::optional<SysTime> closes,
+                      std::chrono::milliseconds cutoff);
 
 // "closed", "already closed", "held: suspended by someone else"; with dry_run "would close".
 std::string outcome_text(Outcome outcome, bool dry_run);

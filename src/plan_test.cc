@@ -1167,3 +1167,33 @@ TEST_CASE(
           }
   CHECK(cases == 2 * 5 * 4 * 3 * 2);
 }
+
+TEST_CASE("apply_cutoff: only an open the window decided, with less than the cutoff left, is not opened") {
+  using std::chrono::minutes;
+  const SysTime now = *parse_rfc3339("2026-11-25T16:57:00Z");
+  const SysTime closes = *parse_rfc3339("2026-11-25T17:00:00Z");
+  Decision opened;
+  opened.outcome = Outcome::kOpened;
+  opened.patch = json::object();
+  opened.event_reason = "WindowOpened";
+  Decision out = apply_cutoff(opened, true, now, closes, minutes(5));
+  CHECK(out.outcome == Outcome::kNotOpened);
+  CHECK_FALSE(out.patch);
+  CHECK(out.event_reason.empty());
+  CHECK(describe(out, false) == "not opened, the window closes at 2026-11-25T17:00:00Z, in 3m: within --cutoff 5m");
+  CHECK(outcome_code(out.outcome) == "not-opened");
+  CHECK(describe(out, true).rfind("would not open", 0) == 0);
+  // Exactly the cutoff left, or more: opened.
+  CHECK(apply_cutoff(opened, true, now, closes, minutes(3)).outcome == Outcome::kOpened);
+  CHECK(apply_cutoff(opened, true, now, closes, minutes(3) + std::chrono::seconds(1)).outcome == Outcome::kNotOpened);
+  // Off, an override's open, a window whose close is beyond the search: opened.
+  CHECK(apply_cutoff(opened, true, now, closes, minutes(0)).outcome == Outcome::kOpened);
+  CHECK(apply_cutoff(opened, false, now, closes, minutes(5)).outcome == Outcome::kOpened);
+  CHECK(apply_cutoff(opened, true, now, std::nullopt, minutes(5)).outcome == Outcome::kOpened);
+  // Anything but an open is left alone: already open stays open, a close still closes.
+  for (Outcome o : {Outcome::kAlreadyOpen, Outcome::kClosed, Outcome::kAlreadyClosed, Outcome::kHeld}) {
+    Decision d;
+    d.outcome = o;
+    CHECK(apply_cutoff(d, true, now, closes, minutes(5)).outcome == o);
+  }
+}

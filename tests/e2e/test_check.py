@@ -181,6 +181,28 @@ def _placeholder(docs):
     return docs
 
 
+def _args(docs, name):
+    return _named(docs, "CronJob", name)[0]["spec"]["jobTemplate"]["spec"]["template"]["spec"]["containers"][0]["args"]
+
+
+def _deadline_600(docs):
+    """The close job's activeDeadlineSeconds back at 600, with its --overrun 10m: no room."""
+    _named(docs, "CronJob", "windowctl-close")[0]["spec"]["jobTemplate"]["spec"]["activeDeadlineSeconds"] = 600
+    return docs
+
+
+def _bad_overrun(docs):
+    args = _args(docs, "windowctl-close")
+    args[args.index("--overrun") + 1] = "10 minutes"
+    return docs
+
+
+def _cutoff_beyond_the_window(docs):
+    """The sync example's window is 81h; a cutoff of 100h never lets it open."""
+    _args(docs, "windowctl-sync").extend(["--cutoff", "100h"])
+    return docs
+
+
 # Mistakes people make with the shipped example, each a setup that cannot work: the findings it
 # must give (id, severity, object); everything else the render gives stays as clean as before.
 MISTAKES = {
@@ -197,6 +219,8 @@ MISTAKES = {
         ("WC021", "warning", "CronJob/flux-system/windowctl-emergency-open")}),
     "no window job": (lambda docs: [d for d in docs if d["kind"] != "CronJob"], {
         ("WC022", "warning", "input")}),
+    "a deadline that kills the overrun": (_deadline_600, {("WC024", "error", "CronJob/flux-system/windowctl-close")}),
+    "an --overrun the binary refuses": (_bad_overrun, {("WC010", "error", "CronJob/flux-system/windowctl-close")}),
 }
 
 
@@ -214,6 +238,21 @@ def test_a_setup_that_cannot_work_never_passes(mistake):
     for rule, severity, obj in expected:
         assert f"{severity} {rule} {obj}: " in text.stdout
     assert "no findings" not in text.stderr
+
+
+def test_sync_example_with_a_cutoff_longer_than_its_window():
+    if shutil.which("kubectl") is None:
+        pytest.skip("kubectl renders the examples")
+    rendered = subprocess.run(["kubectl", "kustomize", str(REPO / "kustomize" / "examples" / "sync")],
+                              capture_output=True, text=True, check=True, timeout=120, env=clean_env()).stdout
+    docs = list(yaml.safe_load_all(rendered))
+    assert "--overrun" in _args(docs, "windowctl-sync")  # the shipped sync job waits for changes in flight
+    p = check("-f", "-", "-o", "json", "--at", "2026-11-25T00:00:00Z", stdin=yaml.safe_dump_all(
+        _cutoff_beyond_the_window(docs)))
+    assert p.returncode == 0, p.stdout  # a warning
+    (found,) = [f for f in findings(p) if f["id"] == "WC023"]
+    assert found["severity"] == "warning" and found["object"] == "CronJob/flux-system/windowctl-sync"
+    assert "long) are shorter than the job's --cutoff " in found["message"]
 
 
 def test_at_makes_a_run_repeatable_and_a_clean_run_says_what_it_read():

@@ -1356,3 +1356,68 @@ def test_annotation_paused_kinds_reconcile_as_their_controllers(srv, admin, kind
     admin.patch(path + "/x", {"spec": {"suspend": True}, "metadata": {"annotations": {"reconcile.fluxcd.io/requestedAt": "t4"}}})
     obj = wait_for(lambda: (o := admin.get(path + "/x").json)["status"].get("lastHandledReconcileAt") == "t4" and o)
     assert ready_cond(obj)["observedGeneration"] == obj["metadata"]["generation"]
+
+
+HR = "/apis/helm.toolkit.fluxcd.io/v2/namespaces/flux-system/helmreleases/podinfo"
+
+
+def cond_of(obj, ctype):
+    return next((c for c in obj["status"].get("conditions", []) if c["type"] == ctype), None)
+
+
+def test_helm_upgrade_fails_and_is_remediated_over_time(srv, admin):
+    script = srv.helm_upgrade("flux-system", "podinfo", upgrade=0.4, remediation=0.4)
+    obj = wait_for(lambda: (o := admin.get(HR).json) and cond_of(o, "Reconciling") and o)
+    rec = cond_of(obj, "Reconciling")
+    assert rec["status"] == "True" and rec["reason"] == "Progressing"
+    assert rec["message"] == "Running 'upgrade' action with timeout of 5m0s"
+    assert cond_of(obj, "Ready")["status"] == "Unknown" and obj["status"]["history"][0]["status"] == "pending-upgrade"
+    seen = set()
+
+    def settled():
+        o = admin.get(HR).json
+        r = cond_of(o, "Reconciling")
+        seen.add((r or {}).get("reason"))
+        seen.add(o["status"]["history"][0]["status"])
+        return script.done.is_set() and o
+    obj = wait_for(settled, timeout=5)
+    assert not script.halted and script.steps == 4
+    assert {"ProgressingWithRetry", "pending-rollback"} <= seen  # the failure, then the rollback running
+    assert cond_of(obj, "Reconciling") is None
+    assert cond_of(obj, "Released")["reason"] == "UpgradeFailed"
+    assert cond_of(obj, "Remediated")["status"] == "True"
+    assert cond_of(obj, "Ready")["status"] == "False" and cond_of(obj, "Ready")["reason"] == "RollbackSucceeded"
+    assert [h["status"] for h in obj["status"]["history"][:2]] == ["deployed", "failed"]
+    # The scripted writes are the controller's, on the status subresource.
+    assert any(e["manager"] == "helm-controller" and e.get("subresource") == "status"
+               for e in obj["metadata"]["managedFields"])
+
+
+def test_helm_upgrade_remediation_waits_for_a_resume(srv, admin):
+    script = srv.helm_upgrade("flux-system", "podinfo", upgrade=0.3, remediation=0.3)
+    wait_for(lambda: cond_of(admin.get(HR).json, "Reconciling"))
+    admin.patch(HR, {"spec": {"suspend": True}})  # suspended in the middle of the upgrade
+    assert script.done.wait(3) and script.halted and script.steps == 2
+    obj = admin.get(HR).json
+    # The upgrade failed and the rollback never ran: still asking to be remediated.
+    assert cond_of(obj, "Reconciling")["reason"] == "ProgressingWithRetry"
+    assert obj["status"]["history"][0]["status"] == "failed" and cond_of(obj, "Remediated") is None
+
+
+def test_helm_upgrade_that_succeeds(srv, admin):
+    script = srv.helm_upgrade("flux-system", "podinfo", upgrade=0.2, outcome="succeeded")
+    assert script.done.wait(3) and not script.halted
+    obj = admin.get(HR).json
+    assert cond_of(obj, "Ready")["status"] == "True" and cond_of(obj, "Reconciling") is None
+    assert obj["status"]["history"][0]["status"] == "deployed"
+
+
+@pytest.mark.parametrize("outcome", ["ready", "failed"])
+def test_kustomization_reconciling(srv, admin, outcome):
+    script = srv.kustomization_reconciling("flux-system", "apps-rw", duration=0.3, outcome=outcome)
+    obj = wait_for(lambda: (o := admin.get(KS + "/apps-rw").json) and cond_of(o, "Reconciling") and o)
+    assert cond_of(obj, "Reconciling")["message"].startswith("Running health checks for revision ")
+    assert script.done.wait(3)
+    obj = admin.get(KS + "/apps-rw").json
+    assert cond_of(obj, "Reconciling") is None
+    assert ready_cond(obj)["status"] == ("True" if outcome == "ready" else "False")

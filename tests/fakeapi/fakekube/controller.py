@@ -66,14 +66,164 @@ def remove_condition(status, ctype):
     status["conditions"] = [c for c in status.get("conditions") or [] if c.get("type") != ctype]
 
 
+class Script:
+    """A scripted status timeline: steps played, whether it stopped at a suspension, done."""
+
+    def __init__(self):
+        self.steps = 0
+        self.halted = False
+        self.done = threading.Event()
+
+
+def _helm_action(obj, now, action, status_of_release, timeout="5m0s"):
+    """helm-controller before it runs a Helm action (internal/reconcile/atomic_release.go):
+    Reconciling=True Progressing, Ready=Unknown for a release action, the new release pending."""
+    status = obj.setdefault("status", {})
+    gen = obj["metadata"].get("generation", 1)
+    message = f"Running '{action}' action with timeout of {timeout}"
+    set_condition(status, "Reconciling", "True", "Progressing", message, gen, now)
+    set_condition(status, "Ready", "Unknown", "Progressing", message, gen, now)
+    history = status.setdefault("history", [])
+    version = max([h.get("version", 0) for h in history] or [0]) + 1
+    meta = obj["metadata"]
+    history.insert(0, {"name": meta["name"], "namespace": meta.get("namespace"), "version": version,
+                       "status": status_of_release, "chartName": meta["name"], "chartVersion": "6.7.2",
+                       "firstDeployed": now, "lastDeployed": now, "digest": "sha256:" + "1" * 64,
+                       "configDigest": "sha256:" + "2" * 64, "appVersion": "6.7.2"})
+    status["lastAttemptedReleaseAction"] = "upgrade" if action == "upgrade" else status.get(
+        "lastAttemptedReleaseAction", "upgrade")
+
+
+def _release_ended(obj, release_status):
+    status = obj["status"]
+    status["history"][0]["status"] = release_status
+    if release_status == "deployed":
+        for h in status["history"][1:]:
+            if h.get("status") == "deployed":
+                h["status"] = "superseded"
+
+
+def helm_upgrade_steps(upgrade=1.0, remediation=1.0, outcome="failed"):
+    """A HelmRelease upgrade in progress for `upgrade` seconds, then succeeded, or failed and
+    remediated by a rollback of `remediation` seconds that runs only if the object is not
+    suspended when the controller requeues for it (conditions as helm-controller writes them)."""
+    def start(obj, now):
+        _helm_action(obj, now, "upgrade", "pending-upgrade")
+
+    def succeeded(obj, now):
+        gen, status = obj["metadata"].get("generation", 1), obj["status"]
+        _release_ended(obj, "deployed")
+        name = f"{obj['metadata'].get('namespace')}/{obj['metadata']['name']}.v{status['history'][0]['version']}"
+        message = f"Helm upgrade succeeded for release {name} with chart {obj['metadata']['name']}@6.7.2"
+        set_condition(status, "Released", "True", "UpgradeSucceeded", message, gen, now)
+        set_condition(status, "Ready", "True", "UpgradeSucceeded", message, gen, now)
+        remove_condition(status, "Reconciling")
+        status["observedGeneration"] = gen
+
+    def failed(obj, now):
+        gen, status = obj["metadata"].get("generation", 1), obj["status"]
+        _release_ended(obj, "failed")
+        name = f"{obj['metadata'].get('namespace')}/{obj['metadata']['name']}.v{status['history'][0]['version']}"
+        message = f"Helm upgrade failed for release {name} with chart podinfo@6.7.2: context deadline exceeded"
+        set_condition(status, "Released", "False", "UpgradeFailed", message, gen, now)
+        set_condition(status, "Ready", "False", "UpgradeFailed", message, gen, now)
+        # Requeued to remediate: ProgressingWithRetry with Ready's message (atomic_release.go).
+        set_condition(status, "Reconciling", "True", "ProgressingWithRetry", message, gen, now)
+        status["failures"] = status.get("failures", 0) + 1
+        status["upgradeFailures"] = status.get("upgradeFailures", 0) + 1
+
+    def rollback(obj, now):
+        _helm_action(obj, now, "rollback", "pending-rollback")
+
+    def remediated(obj, now):
+        gen, status = obj["metadata"].get("generation", 1), obj["status"]
+        _release_ended(obj, "deployed")
+        previous = status["history"][2]["version"] if len(status["history"]) > 2 else 1
+        name = f"{obj['metadata'].get('namespace')}/{obj['metadata']['name']}"
+        message = f"Helm rollback to previous release {name}.v{previous} with chart podinfo@6.7.1 succeeded"
+        set_condition(status, "Remediated", "True", "RollbackSucceeded", message, gen, now)
+        # summarize(): a remediated release is not Ready; Ready carries the remediation's outcome.
+        set_condition(status, "Ready", "False", "RollbackSucceeded", message, gen, now)
+        remove_condition(status, "Reconciling")
+        status["observedGeneration"] = gen
+
+    if outcome == "succeeded":
+        return [(0, start, True), (upgrade, succeeded, False)]
+    return [(0, start, True), (upgrade, failed, False), (upgrade + 0.05, rollback, True),
+            (upgrade + 0.05 + remediation, remediated, False)]
+
+
+def kustomization_reconciling_steps(duration=1.0, outcome="ready"):
+    """kustomize-controller applying and health-checking a revision for `duration` seconds."""
+    def start(obj, now):
+        status = obj.setdefault("status", {})
+        gen = obj["metadata"].get("generation", 1)
+        revision = status.get("lastAttemptedRevision") or default_revision(obj["metadata"].get("namespace"),
+                                                                           obj["metadata"]["name"])
+        set_condition(status, "Reconciling", "True", "Progressing",
+                      f"Running health checks for revision {revision} with a timeout of 5m0s", gen, now)
+        set_condition(status, "Ready", "Unknown", "Progressing", "Reconciliation in progress", gen, now)
+
+    def finish(obj, now):
+        status = obj["status"]
+        gen = obj["metadata"].get("generation", 1)
+        remove_condition(status, "Reconciling")
+        revision = status.get("lastAttemptedRevision") or default_revision(obj["metadata"].get("namespace"),
+                                                                           obj["metadata"]["name"])
+        if outcome == "ready":
+            status["lastAppliedRevision"] = revision
+            set_condition(status, "Ready", "True", "ReconciliationSucceeded", f"Applied revision: {revision}", gen, now)
+            status["observedGeneration"] = gen
+        else:
+            set_condition(status, "Ready", "False", "HealthCheckFailed",
+                          "health check failed after 5m0s: timeout waiting for: [Deployment/apps/web status: "
+                          "'InProgress']", gen, now)
+
+    return [(0, start, True), (duration, finish, False)]
+
+
 class FluxSimulator:
     def __init__(self, server):
         self._srv = server
         self._due = {}  # (rtype key, ns, name) -> (monotonic time, phase)
         self._cond = threading.Condition()
         self._stopped = False
+        self._scripted = set()  # (ns, name) a Script drives
         self._thread = threading.Thread(target=self._run, name="fakeapi-flux", daemon=True)
         self._thread.start()
+
+    def script(self, rtype, ns, name, steps):
+        """Run steps [(seconds from now, mutate(obj, now), needs_running)] as status writes of the
+        kind's controller. A step with needs_running starts a new reconcile: when the object is
+        suspended by then, the controller does not reconcile it and the script stops there (as
+        helm-controller's requeued remediation waits for a resume). Returns the Script."""
+        run = Script()
+        self._scripted.add((ns, name))
+        manager = MANAGERS[rtype.kind]
+        store = self._srv.store
+
+        def play():
+            start = time.monotonic()
+            try:
+                for at, mutate, needs_running in steps:
+                    delay = start + at - time.monotonic()
+                    if delay > 0 and self._srv._stopping.wait(delay):
+                        return
+                    with store.lock:
+                        obj = store.raw(rtype, ns, name)
+                        if obj is None or (needs_running and (obj.get("spec") or {}).get("suspend") is True):
+                            run.halted = True
+                            return
+                        store.controller_write(rtype, ns, name, lambda o: mutate(o, now_rfc3339()), manager)
+                    run.steps += 1
+            except Exception:
+                self._srv.log.exception("script failed for %s/%s", ns, name)
+            finally:
+                self._scripted.discard((ns, name))
+                run.done.set()
+
+        threading.Thread(target=play, name=f"fakeapi-script-{ns}-{name}", daemon=True).start()
+        return run
 
     def stop(self):
         with self._cond:
@@ -83,6 +233,8 @@ class FluxSimulator:
 
     def _plan(self, obj):
         meta = obj.get("metadata") or {}
+        if (meta.get("namespace"), meta.get("name")) in self._scripted:
+            return None  # a script (helm_upgrade, kustomization_reconciling) drives its status
         if self._srv.reconcile_outcome.get((meta.get("namespace"), meta.get("name")), "ready") == "never":
             return None
         spec, status = obj.get("spec") or {}, obj.get("status") or {}

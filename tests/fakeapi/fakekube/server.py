@@ -23,7 +23,7 @@ import yaml
 
 from . import errors, rbac, schema
 from .certs import Pki
-from .controller import FluxSimulator, default_revision
+from .controller import FluxSimulator, default_revision, helm_upgrade_steps, kustomization_reconciling_steps
 from .errors import ApiError
 from .objects import paths_to_fields, tracked_leaves
 from .rbac import User
@@ -1012,6 +1012,19 @@ class FakeApiServer:
 
     def events(self, namespace=None):
         return self.list("events", namespace)
+
+    def helm_upgrade(self, namespace, name, upgrade=1.0, remediation=1.0, outcome="failed"):
+        """Start a HelmRelease upgrade that runs `upgrade` seconds, then "succeeded" or "failed";
+        a failed one is remediated (rollback, `remediation` seconds) unless suspended by then.
+        Returns the Script (.done, .halted, .steps)."""
+        return self.controller.script(self.store.find_type("helmreleases"), namespace, name,
+                                      helm_upgrade_steps(upgrade, remediation, outcome))
+
+    def kustomization_reconciling(self, namespace, name, duration=1.0, outcome="ready"):
+        """A Kustomization reconciling (Reconciling=True) for `duration` seconds, then Ready
+        ("ready") or a failed health check ("failed")."""
+        return self.controller.script(self.store.find_type("kustomizations"), namespace, name,
+                                      kustomization_reconciling_steps(duration, outcome))
 
     def parent_apply(self, namespace, name, desired, resource="kustomizations"):
         """Simulate the parent Kustomization applying this object from Git; False if it skipped it."""
