@@ -49,6 +49,12 @@ OPTIONS=(
   # Protocols and TLS features a client of kube-apiserver never uses.
   no-ssl3 no-tls1 no-tls1_1 no-dtls no-dgram no-srtp no-nextprotoneg no-psk no-srp no-ct
   no-ocsp no-comp no-ssl-trace no-async no-multiblock no-ktls
+  # The method tables of the protocols disabled above (no-dtls and no-tls1 leave DTLS_method(),
+  # the DTLS record layer and the old versions' entries in the negotiation tables compiled in).
+  no-tls1-method no-tls1_1-method no-dtls1-method no-dtls1_2-method
+  # OpenSSL's secure heap: only in use after CRYPTO_secure_malloc_init(), which windowctl never
+  # calls.
+  no-secure-memory
   # Message formats and services.
   no-cms no-ts no-cmp no-rfc3779 no-ui-console
   # Ciphers, digests, MACs and key types no Kubernetes API server offers.
@@ -67,7 +73,7 @@ C_ONLY_MODULES=(ec:ECASM chacha:CHACHAASM poly1305:POLY1305ASM)
 # -Os with one section per function and object (windowctl links with --gc-sections), no unwind
 # tables (C code: no exception passes through it). No LTO: OpenSSL's maintainers advise against
 # it for the constant-time code.
-CFLAGS_EXTRA=(-Os -ffunction-sections -fdata-sections -fno-asynchronous-unwind-tables -fno-unwind-tables)
+CFLAGS_EXTRA=(-Os -fno-pie -ffunction-sections -fdata-sections -fno-asynchronous-unwind-tables -fno-unwind-tables)
 # Where the binary thinks it is installed: fixed, so the result does not depend on the cache's
 # path. With no-autoload-config and no modules nothing is ever read from there.
 PREFIX=/opt/windowctl-openssl
