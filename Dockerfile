@@ -55,14 +55,14 @@ RUN set -eu; \
 # recipe: scripts/image.sh mounts the build machine's cache at /var/cache/windowctl-openssl
 # (buildah bud -v, marked with .build-machine), so an OpenSSL that its native or cross build
 # already made is taken from there; a plain docker build makes it here (a few minutes).
-COPY scripts/openssl.sh /tmp/openssl.sh
+COPY scripts/debian-source.sh scripts/openssl.sh /tmp/debian-source/
 RUN set -eu; \
     target_arch=${TARGETARCH:-$(dpkg --print-architecture)}; \
     WINDOWCTL_OPENSSL_CACHE=/var/cache/windowctl-openssl \
-      bash /tmp/openssl.sh --arch "$target_arch" --copy-to /opt/windowctl-openssl; \
+      bash /tmp/debian-source/openssl.sh --arch "$target_arch" --copy-to /opt/windowctl-openssl; \
     cat /opt/windowctl-openssl/BUILD-INFO; \
     [ -e /var/cache/windowctl-openssl/.build-machine ] || rm -rf /var/cache/windowctl-openssl; \
-    rm /tmp/openssl.sh
+    rm -r /tmp/debian-source
 
 FROM deps AS builder
 ARG TARGETARCH
