@@ -21,24 +21,24 @@ ARG BASE=debian:bookworm
 ARG VERSION=
 ARG REVISION=unknown
 
-# The build tools and libraries, the minimal OpenSSL included: a stage of its own so that
-# scripts/image.sh can tag it and keep it (with its layer cache) between runs.
+# The build tools and libraries, the minimal OpenSSL and yaml-cpp included: a stage of its own so
+# that scripts/image.sh can tag it and keep it (with its layer cache) between runs.
 FROM --platform=$BUILDPLATFORM ${BASE} AS deps
 # Set by BuildKit (buildah 1.28 needs --build-arg); empty under the legacy docker builder,
 # which means "native".
 ARG TARGETARCH
 
-# Native: g++ and the native -dev packages. Cross: Debian's cross toolchain and the arm64 -dev
-# packages (dpkg multiarch); the header-only dependencies are the build machine's either way.
-# gcc, make, perl and dpkg-dev build OpenSSL (below).
+# Native: g++. Cross: Debian's cross toolchain. The header-only dependencies are the build
+# machine's either way, and the two compiled ones are built from source below, so no -dev package
+# of the target architecture is needed. gcc, make, perl and dpkg-dev build OpenSSL, cmake and
+# ninja yaml-cpp (below).
 RUN set -eu; \
     build_arch=$(dpkg --print-architecture); \
     target_arch=${TARGETARCH:-$build_arch}; \
     if [ "$target_arch" = "$build_arch" ]; then \
-      toolchain="g++ libyaml-cpp-dev"; \
+      toolchain="g++"; \
     elif [ "$target_arch" = arm64 ]; then \
-      dpkg --add-architecture arm64; \
-      toolchain="crossbuild-essential-arm64 libyaml-cpp-dev:arm64"; \
+      toolchain="crossbuild-essential-arm64"; \
     else \
       echo "cannot build for $target_arch on $build_arch (only native, or arm64 on another arch)" >&2; \
       exit 1; \
@@ -55,14 +55,20 @@ RUN set -eu; \
 # recipe: scripts/image.sh mounts the build machine's cache at /var/cache/windowctl-openssl
 # (buildah bud -v, marked with .build-machine), so an OpenSSL that its native or cross build
 # already made is taken from there; a plain docker build makes it here (a few minutes).
-COPY scripts/openssl.sh /tmp/openssl.sh
+# yaml-cpp likewise: Debian's source package yaml-cpp built -Oz by scripts/yaml-cpp.sh into
+# /opt/windowctl-yaml-cpp, cached at /var/cache/windowctl-yaml-cpp (about a minute when not).
+COPY scripts/debian-source.sh scripts/openssl.sh scripts/yaml-cpp.sh /tmp/debian-source/
 RUN set -eu; \
     target_arch=${TARGETARCH:-$(dpkg --print-architecture)}; \
     WINDOWCTL_OPENSSL_CACHE=/var/cache/windowctl-openssl \
-      bash /tmp/openssl.sh --arch "$target_arch" --copy-to /opt/windowctl-openssl; \
+      bash /tmp/debian-source/openssl.sh --arch "$target_arch" --copy-to /opt/windowctl-openssl; \
     cat /opt/windowctl-openssl/BUILD-INFO; \
     [ -e /var/cache/windowctl-openssl/.build-machine ] || rm -rf /var/cache/windowctl-openssl; \
-    rm /tmp/openssl.sh
+    WINDOWCTL_YAML_CPP_CACHE=/var/cache/windowctl-yaml-cpp \
+      bash /tmp/debian-source/yaml-cpp.sh --arch "$target_arch" --copy-to /opt/windowctl-yaml-cpp; \
+    cat /opt/windowctl-yaml-cpp/BUILD-INFO; \
+    [ -e /var/cache/windowctl-yaml-cpp/.build-machine ] || rm -rf /var/cache/windowctl-yaml-cpp; \
+    rm -r /tmp/debian-source
 
 FROM deps AS builder
 ARG TARGETARCH
@@ -99,7 +105,7 @@ RUN set -eu; \
       export CCACHE_DISABLE=1; \
     fi; \
     cmake -S . -B "$build" -G Ninja -DCMAKE_BUILD_TYPE=MinSizeRel -DWINDOWCTL_STATIC=ON $toolchain \
-      -DWINDOWCTL_OPENSSL_ROOT=/opt/windowctl-openssl \
+      -DWINDOWCTL_OPENSSL_ROOT=/opt/windowctl-openssl -DWINDOWCTL_YAML_CPP_ROOT=/opt/windowctl-yaml-cpp \
       -DWINDOWCTL_VERSION="$VERSION" -DWINDOWCTL_COMMIT="$REVISION"; \
     cmake --build "$build"; \
     ln -sfn "$PWD/$build" /build; \

@@ -1,22 +1,20 @@
 # Cross-compiles windowctl for 64-bit ARM (linux/arm64) with Debian's cross toolchain:
 #
 #   apt-get install crossbuild-essential-arm64          # aarch64-linux-gnu-g++
-#   dpkg --add-architecture arm64 && apt-get update
-#   apt-get install libyaml-cpp-dev:arm64
 #   cmake -S . -B build-arm64 -G Ninja -DCMAKE_BUILD_TYPE=MinSizeRel \
 #         -DCMAKE_TOOLCHAIN_FILE=cmake/aarch64-linux-gnu.cmake
 #
 # The header-only dependencies (nlohmann-json, spdlog, fmt, doctest, CLI11) are the build
-# machine's own packages: /usr/include is on the cross compiler's search path. OpenSSL is the
-# minimal one that CMake has scripts/openssl.sh --arch arm64 build with this cross compiler
-# (-DWINDOWCTL_OPENSSL=system links libssl-dev:arm64's libssl.a instead).
+# machine's own packages: /usr/include is on the cross compiler's search path. OpenSSL and
+# yaml-cpp are those that CMake has scripts/openssl.sh and scripts/yaml-cpp.sh --arch arm64 build
+# from Debian's source packages with this cross compiler (-DWINDOWCTL_OPENSSL=system and
+# -DWINDOWCTL_YAML_CPP=system link the arm64 packages libssl-dev:arm64 and libyaml-cpp-dev:arm64
+# instead, after dpkg --add-architecture arm64).
 #
-# WINDOWCTL_CROSS_ROOT (optional): a folder into which arm64 -dev packages were unpacked with
-# `dpkg-deb -x`, whose libraries are found before the system's. scripts/cross-arm64.sh uses it
-# because libyaml-cpp-dev is not "Multi-Arch: same": installing libyaml-cpp-dev:arm64 would remove
-# the build machine's native libyaml-cpp-dev. Its headers are not searched: yaml-cpp's are the
-# same for every architecture and the native package's serve, so the compile lines are those of
-# a build with libyaml-cpp-dev:arm64 installed (the image's builder stage), and ccache shares them.
+# WINDOWCTL_CROSS_ROOT (optional, for the system libraries): a folder into which arm64 -dev
+# packages were unpacked with `dpkg-deb -x`, whose libraries are found before the system's
+# (libyaml-cpp-dev is not "Multi-Arch: same": installing libyaml-cpp-dev:arm64 would remove the
+# build machine's native libyaml-cpp-dev). Its headers are not searched.
 #
 # If qemu-aarch64-static (Debian's qemu-user-static) is installed, ctest runs the arm64 test
 # binary under it. One case fails there through no fault of the binary (qemu-user cannot report

@@ -11,9 +11,11 @@
 # and checks, against the linker's map (BUILD/windowctl.map) and the compiler's record of the
 # headers windowctl's objects were compiled from (ninja -t deps), that every library in the
 # binary belongs to a component NOTICE lists: a library added to the build without a notice
-# fails the image build here. The minimal OpenSSL (scripts/openssl.sh, the prefix in
-# BUILD/CMakeCache.txt) is Debian's source package built here, not a Debian binary package: its
-# files are component openssl, with the source version and Debian copyright file it carries.
+# fails the image build here. The minimal OpenSSL and yaml-cpp (scripts/openssl.sh and
+# scripts/yaml-cpp.sh, their prefixes in BUILD/CMakeCache.txt) are Debian's source packages built
+# here, not Debian binary packages: their files are components openssl and yaml-cpp, with the
+# source version and Debian copyright file each prefix carries (packages.txt: windowctl-openssl,
+# windowctl-yaml-cpp).
 #
 #   sh scripts/image-notices.sh BUILD OUT
 set -eu
@@ -67,19 +69,24 @@ echo /usr/share/zoneinfo/Europe/Zurich >"$work/data"
 # source or build tree are windowctl's own; those in the minimal OpenSSL's prefix are OpenSSL's.
 sort -u "$work/linked" "$work/headers" "$work/data" | xargs -r realpath -- \
   | grep -v -e "^$src/" -e "^$(realpath "$build")/" | sort -u >"$work/files"
-openssl_prefix=$(sed -n 's/^WINDOWCTL_OPENSSL_PREFIX:INTERNAL=//p' "$build/CMakeCache.txt" 2>/dev/null || true)
-openssl_version=""
-if [ -n "$openssl_prefix" ]; then
-  openssl_prefix=$(realpath "$openssl_prefix")
-  info="$openssl_prefix/BUILD-INFO"
-  [ -f "$info" ] || die "$openssl_prefix has no BUILD-INFO: not a prefix that scripts/openssl.sh made"
-  openssl_version=$(sed -n 's/^version=//p' "$info")
-  [ -n "$openssl_version" ] && grep -qx 'source=openssl' "$info" || die "$info names no openssl source version"
-  [ -s "$openssl_prefix/share/doc/openssl/copyright" ] || die "no Debian copyright file in $openssl_prefix"
-  grep -q "^$openssl_prefix/lib/libssl.a\$" "$work/files" || die "the map does not show $openssl_prefix/lib/libssl.a linked in"
-  grep -v "^$openssl_prefix/" "$work/files" >"$work/files.debian" || true
+# The libraries built from Debian's source packages: component, CMake's prefix variable, the file
+# that must be linked from it. Each prefix's files are that component's.
+: >"$work/built"
+for spec in openssl:WINDOWCTL_OPENSSL_PREFIX:lib/libssl.a yaml-cpp:WINDOWCTL_YAML_CPP_PREFIX:lib/libyaml-cpp.a; do
+  c=${spec%%:*}; rest=${spec#*:}; var=${rest%%:*}; lib=${rest#*:}
+  prefix=$(sed -n "s/^$var:INTERNAL=//p" "$build/CMakeCache.txt" 2>/dev/null || true)
+  [ -n "$prefix" ] || continue
+  prefix=$(realpath "$prefix")
+  info="$prefix/BUILD-INFO"
+  [ -f "$info" ] || die "$prefix has no BUILD-INFO: not a prefix that scripts/$c.sh made"
+  version=$(sed -n 's/^version=//p' "$info")
+  [ -n "$version" ] && grep -qx "source=$c" "$info" || die "$info names no $c source version"
+  [ -s "$prefix/share/doc/$c/copyright" ] || die "no Debian copyright file in $prefix"
+  grep -q "^$prefix/$lib\$" "$work/files" || die "the map does not show $prefix/$lib linked in"
+  grep -v "^$prefix/" "$work/files" >"$work/files.debian" || true
   mv "$work/files.debian" "$work/files"
-fi
+  printf '%s\t%s\t%s\n' "$c" "$version" "$prefix" >>"$work/built"
+done
 xargs -r dpkg-query -S <"$work/files" 2>/dev/null \
   | awk '!/^diversion / { i = index($0, ": "); pkg = substr($0, 1, i - 1); sub(/,.*/, "", pkg)
                           print substr($0, i + 2) "\t" pkg }' | sort -u >"$work/owners"
@@ -91,7 +98,7 @@ cut -f2 "$work/owners" | sort -u | while read -r pkg; do
   [ -n "$c" ] || die "windowctl holds code from Debian package ${pkg%%:*} ($(awk -F'\t' -v p="$pkg" '$2 == p {print $1; exit}' "$work/owners")), which NOTICE does not list: add it to NOTICE and to scripts/image-notices.sh"
   [ "$c" = - ] || echo "$c $pkg" >>"$work/packages"
 done
-[ -z "$openssl_version" ] || echo "openssl windowctl-openssl" >>"$work/packages"
+while IFS="$(printf '\t')" read -r c version prefix; do echo "$c windowctl-$c" >>"$work/packages"; done <"$work/built"
 sort -u "$work/packages" -o "$work/packages"
 
 # Every component NOTICE names must be there: this script checks NOTICE's list, and the list
@@ -108,11 +115,15 @@ cp /usr/share/common-licenses/LGPL-2.1 /usr/share/common-licenses/GPL-3 "$out/co
   echo "# The Debian 12 packages windowctl's binary and image were built from. Their sources:"
   echo "# apt-get source SOURCE=VERSION, or https://snapshot.debian.org/package/SOURCE/VERSION/"
   echo "# (Built-Using: the sources a cross-toolchain package was built from.)"
-  [ -z "$openssl_version" ] || echo "# windowctl-openssl: Debian's source package openssl, built by scripts/openssl.sh (NOTICE)."
+  while IFS="$(printf '\t')" read -r c version prefix; do
+    echo "# windowctl-$c: Debian's source package $c, built by scripts/$c.sh (NOTICE)."
+  done <"$work/built"
   printf '%-14s %-32s %-26s %-22s %-26s %s\n' "# component" package version source source-version built-using
   while read -r c pkg; do
-    if [ "$pkg" = windowctl-openssl ]; then
-      fields=$(printf '%s\topenssl\t%s\t' "$openssl_version" "$openssl_version")
+    built=$(awk -F'\t' -v p="$pkg" '"windowctl-" $1 == p' "$work/built")
+    if [ -n "$built" ]; then
+      version=$(printf '%s\n' "$built" | cut -f2)
+      fields=$(printf '%s\t%s\t%s\t' "$version" "$c" "$version")
     else
       fields=$(dpkg-query -W -f='${Version}\t${source:Package}\t${source:Version}\t${Built-Using}' "$pkg") \
         || die "dpkg-query $pkg failed"
@@ -127,7 +138,8 @@ cp /usr/share/common-licenses/LGPL-2.1 /usr/share/common-licenses/GPL-3 "$out/co
 while read -r c pkg; do
   [ ! -e "$out/copyright/$c" ] || continue
   f=/usr/share/doc/${pkg%%:*}/copyright
-  [ "$pkg" != windowctl-openssl ] || f=$openssl_prefix/share/doc/openssl/copyright
+  prefix=$(awk -F'\t' -v p="$pkg" '"windowctl-" $1 == p { print $3 }' "$work/built")
+  [ -z "$prefix" ] || f=$prefix/share/doc/$c/copyright
   [ -s "$f" ] || die "no $f"
   cp -L "$f" "$out/copyright/$c"
 done <"$work/packages"

@@ -303,6 +303,10 @@ builder_tag="localhost/windowctl-builder:$target_arch"
 openssl_cache=${WINDOWCTL_OPENSSL_CACHE:-${XDG_CACHE_HOME:-$HOME/.cache}/windowctl/openssl}
 mkdir -p "$openssl_cache"
 touch "$openssl_cache/.build-machine"
+# yaml-cpp's (scripts/yaml-cpp.sh), the same way.
+yaml_cpp_cache=${WINDOWCTL_YAML_CPP_CACHE:-${XDG_CACHE_HOME:-$HOME/.cache}/windowctl/yaml-cpp}
+mkdir -p "$yaml_cpp_cache"
+touch "$yaml_cpp_cache/.build-machine"
 # The machine's ccache, where it has one: the builder stage's compiles are those of this machine's
 # build/ and build-arm64/ (same flags, paths relative to the sources), so it takes their objects.
 ccache_args=()
@@ -314,7 +318,8 @@ fi
 bud() {
   # buildah 1.28 (bookworm) sets neither BUILDPLATFORM nor TARGETARCH: pass both.
   "${B[@]}" bud --isolation chroot --layers --pull=false "${platform_args[@]}" \
-    -v "$openssl_cache:/var/cache/windowctl-openssl:rw" "${ccache_args[@]}" \
+    -v "$openssl_cache:/var/cache/windowctl-openssl:rw" \
+    -v "$yaml_cpp_cache:/var/cache/windowctl-yaml-cpp:rw" "${ccache_args[@]}" \
     --build-arg BUILDPLATFORM="linux/$build_arch" --build-arg TARGETARCH="$target_arch" \
     --build-arg BASE="$BASE_IMAGE" --build-arg VERSION="$version" --build-arg REVISION="$revision" \
     -f Dockerfile "$@" .

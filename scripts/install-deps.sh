@@ -9,7 +9,9 @@
 set -euo pipefail
 
 # gcc, make, perl and dpkg-dev: scripts/openssl.sh, which builds the static binary's minimal OpenSSL
-# from Debian's source package (libssl-dev is for the sanitizer and fuzz builds, which link it).
+# from Debian's source package; g++, cmake, ninja-build and dpkg-dev likewise scripts/yaml-cpp.sh
+# for its yaml-cpp (libssl-dev and libyaml-cpp-dev are for the sanitizer and fuzz builds, which
+# link them).
 packages=(
   g++ cmake ninja-build ccache file gcc make perl dpkg-dev
   libssl-dev nlohmann-json3-dev libspdlog-dev libfmt-dev doctest-dev libcli11-dev libyaml-cpp-dev
@@ -17,7 +19,6 @@ packages=(
   python3-icalendar  # tests/e2e/test_schedule_export.py parses schedule -o ics
   zsh fish  # tests/e2e/test_cli.py runs the completion scripts in each shell
 )
-arm64=0
 if [ "${1:-}" = "--test" ]; then
   packages+=(
     python3-pytest-xdist                    # the test files run in parallel
@@ -28,7 +29,6 @@ if [ "${1:-}" = "--test" ]; then
     buildah debootstrap gzip tar            # scripts/image.sh
     docker-registry skopeo jq               # scripts/registry-test.sh
   )
-  arm64=1
 elif [ $# -gt 0 ]; then
   echo "install-deps: unknown argument $1 (--test or nothing)" >&2
   exit 2
@@ -39,17 +39,12 @@ missing=()
 for p in "${packages[@]}"; do
   dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -q "install ok installed" || missing+=("$p")
 done
-update=0
-# The arm64 cross build's libraries come from the arm64 architecture (scripts/cross-arm64.sh).
-if [ "$arm64" = 1 ] && ! dpkg --print-foreign-architectures | grep -qx arm64; then
-  $sudo_cmd dpkg --add-architecture arm64
-  update=1
-fi
-if [ ${#missing[@]} -gt 0 ] || [ "$update" = 1 ]; then
-  [ ${#missing[@]} -eq 0 ] || echo "installing: ${missing[*]}"
+# (The arm64 cross build needs no arm64 packages: scripts/openssl.sh and scripts/yaml-cpp.sh build
+# its two compiled libraries with the cross compiler.)
+if [ ${#missing[@]} -gt 0 ]; then
+  echo "installing: ${missing[*]}"
   $sudo_cmd apt-get update -qq
-  [ ${#missing[@]} -eq 0 ] \
-    || DEBIAN_FRONTEND=noninteractive $sudo_cmd apt-get install -y -qq --no-install-recommends "${missing[@]}" >/dev/null
+  DEBIAN_FRONTEND=noninteractive $sudo_cmd apt-get install -y -qq --no-install-recommends "${missing[@]}" >/dev/null
 fi
 # kubectl is not a Debian package; the machines this project runs on carry it. The tests that
 # prove the fake API server is faithful need it.

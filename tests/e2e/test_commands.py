@@ -77,8 +77,9 @@ def test_binary_is_static_and_small(wctl):
         pytest.skip("the sanitizer build is dynamic by design")
     assert "statically linked" in out
     import os
-    # 4.5 MiB: the static binary with the minimal OpenSSL of scripts/openssl.sh (docs/size-and-benchmark.md).
-    assert os.path.getsize(wctl.bin) <= 4.5 * 1024 * 1024
+    # 4 MiB (issue 21): the static binary with the OpenSSL and yaml-cpp that scripts/openssl.sh and
+    # scripts/yaml-cpp.sh build (docs/size-and-benchmark.md).
+    assert os.path.getsize(wctl.bin) <= 4 * 1024 * 1024
 
 
 def test_close_suspends_marks_and_records_an_event(wctl, api):
