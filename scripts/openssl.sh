@@ -67,11 +67,14 @@ OPTIONS=(
 # arm64); without it P-256 uses the same generic constant-time code as P-384. ChaCha20 and
 # Poly1305 have constant-time C implementations. AES, GHASH (modes), SHA and BN keep theirs.
 C_ONLY_MODULES=(ec:ECASM chacha:CHACHAASM poly1305:POLY1305ASM)
-# -Os with one section per function and object (windowctl links with --gc-sections), no unwind
+# -Oz (GCC 12: -Os that also trades speed for size where -Os still does not; 24 KB smaller on
+# amd64, and windowctl's few kilobytes of TLS traffic never feel the difference; the constant-time
+# code relies on value barriers, not on an optimisation level) with one section per function and
+# object (windowctl links with --gc-sections), no unwind
 # tables (C code: no exception passes through it), position-dependent (-fno-pie: the static
 # binary is loaded at a fixed address, so PIC only costs bytes; CMake links the programs that
 # link it -no-pie). No LTO: OpenSSL's maintainers advise against it for the constant-time code.
-CFLAGS_EXTRA=(-Os -fno-pie -ffunction-sections -fdata-sections -fno-asynchronous-unwind-tables -fno-unwind-tables)
+CFLAGS_EXTRA=(-Oz -fno-pie -ffunction-sections -fdata-sections -fno-asynchronous-unwind-tables -fno-unwind-tables)
 # Where the binary thinks it is installed: fixed, so the result does not depend on the cache's
 # path. With no-autoload-config and no modules nothing is ever read from there.
 PREFIX=/opt/windowctl-openssl
