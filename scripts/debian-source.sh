@@ -161,6 +161,24 @@ debsrc_fetch() {
   done
 }
 
+# debsrc_unpack PACKAGE WHAT COMPILER_VERSION: the fetched source of PACKAGE unpacked into a fresh
+# $work/src (dpkg-source checks the tarballs against the .dsc's checksums and applies Debian's
+# patches; the .dsc's own signature is the uploader's, and what vouches for it is apt's signed
+# index), with $work, $log (emptied) and $start set for the build that follows.
+debsrc_unpack() {
+  local package=$1 what=$2 compiler=$3 dsc
+  dsc=$(ls "$src_dir/$version/${package}"_*.dsc 2>/dev/null | head -1)
+  [ -n "$dsc" ] || die "no .dsc in $src_dir/$version"
+  work="$cache/work-$arch"
+  rm -rf "$work" "$prefix.tmp"
+  mkdir -p "$work"
+  log="$cache/build-$arch.log"
+  : >"$log"
+  start=$SECONDS
+  note "building $what $version for $arch ($compiler); log: $log"
+  dpkg-source -x "$dsc" "$work/src" >>"$log" 2>&1 || { tail -20 "$log" >&2; die "dpkg-source -x $dsc failed"; }
+}
+
 # debsrc_prune PREFIX: marks PREFIX as used now and removes the builds of other keys for this
 # architecture that no run has used for 7 days. Not at once: work trees of other branches may
 # share the cache with another recipe, and each would otherwise delete the other's build (which

@@ -103,18 +103,7 @@ key=$(printf '%s\n' "$version" "$arch" "$cc_version" "$RECIPE" "${OPTIONS[*]}" "
   "${CFLAGS_EXTRA[*]}" "$PREFIX" "$OPENSSLDIR" | sha256sum | cut -c1-16)
 prefix="$cache/$arch-$version-$key"
 if [ ! -f "$prefix/BUILD-INFO" ]; then
-  dsc=$(ls "$src_dir/$version"/openssl_*.dsc 2>/dev/null | head -1)
-  [ -n "$dsc" ] || die "no .dsc in $src_dir/$version"
-  work="$cache/work-$arch"
-  rm -rf "$work" "$prefix.tmp"
-  mkdir -p "$work"
-  log="$cache/build-$arch.log"
-  : >"$log"
-  start=$SECONDS
-  note "building OpenSSL $version for $arch ($cc_version); log: $log"
-  # dpkg-source checks the tarballs against the .dsc's checksums and applies Debian's patches.
-  # (The .dsc's own signature is the uploader's; what vouches for it is apt's signed index.)
-  dpkg-source -x "$dsc" "$work/src" >>"$log" 2>&1 || { tail -20 "$log" >&2; die "dpkg-source -x $dsc failed"; }
+  debsrc_unpack openssl OpenSSL "$cc_version"
   cd "$work/src"
   for m in "${C_ONLY_MODULES[@]}"; do
     f="crypto/${m%%:*}/build.info"

@@ -74,16 +74,7 @@ key=$(printf '%s\n' "$version" "$arch" "$cxx_version" "$RECIPE" "${CMAKE_ARGS[*]
   "$PREFIX" | sha256sum | cut -c1-16)
 prefix="$cache/$arch-$version-$key"
 if [ ! -f "$prefix/BUILD-INFO" ]; then
-  dsc=$(ls "$src_dir/$version"/yaml-cpp_*.dsc 2>/dev/null | head -1)
-  [ -n "$dsc" ] || die "no .dsc in $src_dir/$version"
-  work="$cache/work-$arch"
-  rm -rf "$work" "$prefix.tmp"
-  mkdir -p "$work"
-  log="$cache/build-$arch.log"
-  : >"$log"
-  start=$SECONDS
-  note "building yaml-cpp $version for $arch ($cxx_version); log: $log"
-  dpkg-source -x "$dsc" "$work/src" >>"$log" 2>&1 || { tail -20 "$log" >&2; die "dpkg-source -x $dsc failed"; }
+  debsrc_unpack yaml-cpp yaml-cpp "$cxx_version"
   configure=(cmake -S "$work/src" -B "$work/build" -G Ninja "${CMAKE_ARGS[@]}"
     -DCMAKE_CXX_COMPILER="$cxx" -DCMAKE_CXX_FLAGS="${CXXFLAGS_EXTRA[*]}"
     -DCMAKE_AR="$(command -v "${cross}gcc-ar")" -DCMAKE_RANLIB="$(command -v "${cross}gcc-ranlib")"
