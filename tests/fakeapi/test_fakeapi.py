@@ -1406,6 +1406,11 @@ def test_helm_upgrade_remediation_waits_for_a_resume(srv, admin):
 
 def test_helm_upgrade_that_succeeds(srv, admin):
     script = srv.helm_upgrade("flux-system", "podinfo", upgrade=0.2, outcome="succeeded")
+    # Unread, the upgrade stays in progress however long the client takes to come (a store read
+    # is not a client's); the clock starts at the first GET.
+    time.sleep(0.6)
+    assert script.steps == 1 and cond_of(srv.get("helmreleases", "flux-system", "podinfo"), "Reconciling")
+    assert cond_of(admin.get(HR).json, "Reconciling")["reason"] == "Progressing"
     assert script.done.wait(3) and not script.halted
     obj = admin.get(HR).json
     assert cond_of(obj, "Ready")["status"] == "True" and cond_of(obj, "Reconciling") is None

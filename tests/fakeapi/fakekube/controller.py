@@ -196,16 +196,31 @@ class FluxSimulator:
         """Run steps [(seconds from now, mutate(obj, now), needs_running)] as status writes of the
         kind's controller. A step with needs_running starts a new reconcile: when the object is
         suspended by then, the controller does not reconcile it and the script stops there (as
-        helm-controller's requeued remediation waits for a resume). Returns the Script."""
+        helm-controller's requeued remediation waits for a resume). The clock of the steps after
+        the first starts when a client has read the object (a GET of it, or a LIST of its kind,
+        answered after the first step): a test's timeline is then the same however long the
+        client under test takes to start and connect (a sanitizer build takes seconds), instead
+        of settling before the client ever sees it in progress. Returns the Script."""
         run = Script()
         self._scripted.add((ns, name))
         manager = MANAGERS[rtype.kind]
         store = self._srv.store
 
+        def read_since(since):
+            return any(r["time"] >= since and r["method"] == "GET" and (
+                r["path"].endswith(f"/{rtype.plural}/{name}") or r["path"].endswith(f"/{rtype.plural}"))
+                for r in self._srv.requests)
+
         def play():
             start = time.monotonic()
             try:
-                for at, mutate, needs_running in steps:
+                for i, (at, mutate, needs_running) in enumerate(steps):
+                    if i == 1:  # the first step is written: wait for a client to see it
+                        since, limit = time.time(), time.monotonic() + 60
+                        while not read_since(since) and time.monotonic() < limit:
+                            if self._srv._stopping.wait(0.02):
+                                return
+                        start = time.monotonic() - steps[0][0]
                     delay = start + at - time.monotonic()
                     if delay > 0 and self._srv._stopping.wait(delay):
                         return
