@@ -110,23 +110,28 @@ def helm_upgrade_steps(upgrade=1.0, remediation=1.0, outcome="failed"):
     def start(obj, now):
         _helm_action(obj, now, "upgrade", "pending-upgrade")
 
-    def succeeded(obj, now):
+    def upgrade_ended(obj, now, ok):
+        """The upgrade's release ends: Released and Ready say how, as helm-controller writes them."""
         gen, status = obj["metadata"].get("generation", 1), obj["status"]
-        _release_ended(obj, "deployed")
+        _release_ended(obj, "deployed" if ok else "failed")
         name = f"{obj['metadata'].get('namespace')}/{obj['metadata']['name']}.v{status['history'][0]['version']}"
-        message = f"Helm upgrade succeeded for release {name} with chart {obj['metadata']['name']}@6.7.2"
-        set_condition(status, "Released", "True", "UpgradeSucceeded", message, gen, now)
-        set_condition(status, "Ready", "True", "UpgradeSucceeded", message, gen, now)
+        if ok:
+            reason = "UpgradeSucceeded"
+            message = f"Helm upgrade succeeded for release {name} with chart {obj['metadata']['name']}@6.7.2"
+        else:
+            reason = "UpgradeFailed"
+            message = f"Helm upgrade failed for release {name} with chart podinfo@6.7.2: context deadline exceeded"
+        set_condition(status, "Released", str(ok), reason, message, gen, now)
+        set_condition(status, "Ready", str(ok), reason, message, gen, now)
+        return gen, status, message
+
+    def succeeded(obj, now):
+        gen, status, _ = upgrade_ended(obj, now, True)
         remove_condition(status, "Reconciling")
         status["observedGeneration"] = gen
 
     def failed(obj, now):
-        gen, status = obj["metadata"].get("generation", 1), obj["status"]
-        _release_ended(obj, "failed")
-        name = f"{obj['metadata'].get('namespace')}/{obj['metadata']['name']}.v{status['history'][0]['version']}"
-        message = f"Helm upgrade failed for release {name} with chart podinfo@6.7.2: context deadline exceeded"
-        set_condition(status, "Released", "False", "UpgradeFailed", message, gen, now)
-        set_condition(status, "Ready", "False", "UpgradeFailed", message, gen, now)
+        gen, status, message = upgrade_ended(obj, now, False)
         # Requeued to remediate: ProgressingWithRetry with Ready's message (atomic_release.go).
         set_condition(status, "Reconciling", "True", "ProgressingWithRetry", message, gen, now)
         status["failures"] = status.get("failures", 0) + 1
